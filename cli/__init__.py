@@ -1,0 +1,1 @@
+"""rk.cli: the Typer app behind the rk command."""

@@ -1,0 +1,259 @@
+"""Settings: one Struct loaded from config.yml, with ``RK_<SECTION>_<KEY>`` env overrides.
+
+Lookup order for every command: ``--config FILE``, else ``$RK_CONFIG``, else
+``./config.yml`` when present, else the embedded default (SQLite + local files under
+``data_dir``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+import yaml
+from msgspec import Struct
+
+from rk.core.errors import ConfigError
+
+MiB = 1024 * 1024
+
+
+class Section(Struct, kw_only=True, forbid_unknown_fields=True):
+    """Base of every settings section: unknown keys are errors, not silently ignored."""
+
+
+class ServerSettings(Section):
+    """The backend HTTP server."""
+
+    host: str = "127.0.0.1"
+    port: int = 8092
+    workers: int = 1
+    public_url: str = ""
+    max_body_bytes: int = 2 * MiB
+    secret: str = ""
+
+
+class IngestSettings(Section):
+    """How a spider reaches the backend: ``endpoint`` ends in ``/admin/internal/ingest``."""
+
+    enabled: bool = False
+    endpoint: str = ""
+    secret: str = ""
+
+
+class MediaSettings(Section):
+    """Image handling on both sides: direct upload by spiders, size caps, thumbnails."""
+
+    upload: bool = False
+    concurrency: int = 6
+    max_image_bytes: int = 30 * MiB
+    thumb_size: int = 256
+    upload_url_ttl_s: int = 900
+
+
+class VisionSettings(Section):
+    """The CLIP model: a directory of ONNX files, or a remote ``endpoint`` to call."""
+
+    model: str = ""
+    embedder: str = "clip"
+    providers: list[str] = []
+    batch: int = 32
+    concurrency: int = 8
+    endpoint: str = ""
+
+
+class EmbedSettings(Section):
+    """Embedding backfill and neighbours."""
+
+    inline: bool = False
+    failure_cap: int = 3
+    neighbours_k: int = 20
+    pending_lease_s: int = 120
+
+
+class SpiderSettings(Section):
+    """HTTP politeness for every source request."""
+
+    user_agent: str = (
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/131.0 Safari/537.36 rk/0.1"
+    )
+    per_host_concurrency: int = 4
+    min_interval_s: float = 0.5
+    timeout_s: float = 30.0
+    retries: int = 4
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+
+
+class SecuritySettings(Section):
+    """Request signing and SSRF protection."""
+
+    clock_skew_s: int = 300
+    allow_private_hosts: list[str] = []
+
+
+class QueueSettings(Section):
+    """Every queue timeout, so tests can shrink them."""
+
+    ingest_max_attempts: int = 3
+    ingest_stuck_s: int = 300
+    backoff_base_s: int = 30
+    backoff_cap_s: int = 600
+    crawl_lease_s: int = 900
+    crawl_max_attempts: int = 3
+    poll_interval_s: float = 1.0
+
+
+class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
+    """All of rk's settings. Empty ``database``/``storage`` mean the embedded default."""
+
+    data_dir: str = "./rk-data"
+    database: str = ""
+    storage: str = ""
+    server: ServerSettings = msgspec.field(default_factory=ServerSettings)
+    ingest: IngestSettings = msgspec.field(default_factory=IngestSettings)
+    media: MediaSettings = msgspec.field(default_factory=MediaSettings)
+    vision: VisionSettings = msgspec.field(default_factory=VisionSettings)
+    embed: EmbedSettings = msgspec.field(default_factory=EmbedSettings)
+    spider: SpiderSettings = msgspec.field(default_factory=SpiderSettings)
+    security: SecuritySettings = msgspec.field(default_factory=SecuritySettings)
+    queues: QueueSettings = msgspec.field(default_factory=QueueSettings)
+    sources: dict[str, dict[str, Any]] = {}
+
+    @property
+    def data_path(self) -> Path:
+        """``data_dir`` as an absolute path."""
+        return Path(self.data_dir).expanduser().resolve()
+
+    @property
+    def database_url(self) -> str:
+        """The database DSN: the setting, else ``sqlite:///<data_dir>/rk.sqlite3``."""
+        return self.database or f"sqlite:///{self.data_path / 'rk.sqlite3'}"
+
+    @property
+    def storage_url(self) -> str:
+        """The storage URL: the setting, else ``file://<data_dir>/media``."""
+        return self.storage or f"file://{self.data_path / 'media'}"
+
+
+SECTIONS = {
+    name
+    for name, typ in Settings.__annotations__.items()
+    if isinstance(typ, str) and typ.endswith("Settings")
+}
+SECRET_KEYS = {"secret", "password"}
+ConfigSource = Literal["--config", "RK_CONFIG", "./config.yml", "embedded default"]
+
+
+def find_config(explicit: str | Path | None) -> tuple[Path | None, ConfigSource]:
+    """Which config file a command uses, and why."""
+    if explicit:
+        return Path(explicit), "--config"
+    env = os.environ.get("RK_CONFIG")
+    if env:
+        return Path(env), "RK_CONFIG"
+    local = Path("config.yml")
+    if local.is_file():
+        return local, "./config.yml"
+    return None, "embedded default"
+
+
+def _describe(err: msgspec.ValidationError) -> tuple[str, str]:
+    """``(dotted key, what was expected)`` from a msgspec validation error."""
+    text = str(err)
+    match = re.search(r" - at `\$(.*)`$", text)
+    where = match.group(1) if match else ""
+    key = re.sub(r"\[['\"]?([^\]'\"]+)['\"]?\]", r".\1", where).lstrip(".")
+    message = text[: match.start()] if match else text
+    unknown = re.match(r"Object contains unknown field `(.+)`", message)
+    if unknown:
+        key = f"{key}.{unknown.group(1)}".lstrip(".")
+        message = "a known setting (this key does not exist)"
+    return key or "(top level)", message[0].lower() + message[1:]
+
+
+def env_overrides(environ: dict[str, str] | os._Environ[str]) -> dict[str, Any]:
+    """``RK_SERVER_PORT=9000`` → ``{"server": {"port": 9000}}``; values parsed as YAML."""
+    top = {name for name in Settings.__struct_fields__ if name not in SECTIONS}
+    out: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith("RK_"):
+            continue
+        key = name[3:].lower()
+        value = yaml.safe_load(raw) if raw.strip() else ""
+        if key in top:
+            out[key] = raw if key in {"data_dir", "database", "storage"} else value
+            continue
+        for section in SECTIONS:
+            prefix = section + "_"
+            if key.startswith(prefix) and key[len(prefix) :]:
+                field = key[len(prefix) :]
+                keep_text = isinstance(value, int | float) and field in SECRET_KEYS
+                out.setdefault(section, {})[field] = raw if keep_text else value
+    return out
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_settings(
+    config: str | Path | None = None,
+    *,
+    data_dir: str | None = None,
+    environ: dict[str, str] | os._Environ[str] | None = None,
+) -> Settings:
+    """Settings from the config file found by ``find_config``, env overrides and ``data_dir``."""
+    path, _ = find_config(config)
+    label = str(path) if path else "embedded default"
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{label}: file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{label}: cannot read ({exc})") from None
+        except yaml.YAMLError as exc:
+            line = getattr(getattr(exc, "problem_mark", None), "line", None)
+            at = f" at line {line + 1}" if line is not None else ""
+            raise ConfigError(f"{label}: not valid YAML{at}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"{label}: expected a mapping of settings at the top level")
+        data = loaded or {}
+    overrides = env_overrides(os.environ if environ is None else environ)
+    if overrides:
+        label = f"{label} (with RK_* environment overrides)"
+    data = _merge(data, overrides)
+    if data_dir:
+        data["data_dir"] = data_dir
+    try:
+        return msgspec.convert(data, Settings, strict=False)
+    except msgspec.ValidationError as err:
+        key, expected = _describe(err)
+        raise ConfigError(f"{label}: {key}: {expected}") from None
+
+
+def masked(settings: Settings) -> dict[str, Any]:
+    """The settings as plain data with every secret replaced by ``***``."""
+
+    def mask(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {
+                k: ("***" if k in SECRET_KEYS and v else mask(v)) for k, v in node.items()
+            }
+        if isinstance(node, list):
+            return [mask(v) for v in node]
+        return node
+
+    return mask(msgspec.to_builtins(settings))

@@ -1,0 +1,39 @@
+"""The rk error hierarchy: every error carries a one-line message fit for an operator."""
+
+from __future__ import annotations
+
+
+class RkError(Exception):
+    """Base of every error rk raises on purpose; ``str(err)`` is one line."""
+
+
+class ConfigError(RkError):
+    """The configuration file or an ``RK_*`` override is invalid."""
+
+
+class PluginConflict(RkError):
+    """Two plugins registered the same key in one registry."""
+
+
+class UnknownPlugin(RkError):
+    """A registry was asked for a key that no loaded plugin provides."""
+
+
+class SignatureError(RkError):
+    """A signed request failed verification (bad, missing or stale signature)."""
+
+
+class InvalidKey(RkError):
+    """An object key is not a well-formed content-addressed key."""
+
+
+class SourceError(RkError):
+    """A source could not produce a show; plugins subclass it for their parse errors."""
+
+
+class ShowSkipped(SourceError):
+    """A show was deliberately skipped (paywalled, not street style, …); the reason is logged."""
+
+
+class NoTextTower(RkError):
+    """The embedding model has no text tower, so text search is unavailable."""

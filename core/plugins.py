@@ -1,0 +1,130 @@
+"""The plugin manager: entry-point loading with error capture, registries and event dispatch."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, TypeVar
+
+import pluggy
+
+from rk.core import hookspecs
+from rk.core.registry import Registry, build_registry
+
+log = logging.getLogger("rk.plugins")
+T = TypeVar("T")
+
+ENTRY_POINT_GROUP = "rk"
+
+
+@dataclass
+class PluginInfo:
+    """What ``rk plugins`` shows for one plugin."""
+
+    name: str
+    version: str = ""
+    hooks: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+class RkPluginManager(pluggy.PluginManager):
+    """A pluggy manager that remembers entry points that failed to load."""
+
+    def __init__(self) -> None:
+        super().__init__("rk")
+        self.add_hookspecs(hookspecs)
+        self.load_errors: dict[str, str] = {}
+        self.versions: dict[str, str] = {}
+
+
+def allowed_plugins() -> set[str] | None:
+    """The names in ``RK_LOAD_PLUGINS`` (empty = none), or None when unset (= all)."""
+    raw = os.environ.get("RK_LOAD_PLUGINS")
+    if raw is None:
+        return None
+    return {name.strip() for name in raw.split(",") if name.strip()}
+
+
+def load_entry_points(pm: RkPluginManager, points: Iterable[EntryPoint] | None = None) -> None:
+    """Register every ``rk`` entry point; a plugin that fails to import is recorded, not fatal."""
+    allowed = allowed_plugins()
+    for ep in points if points is not None else entry_points(group=ENTRY_POINT_GROUP):
+        if allowed is not None and ep.name not in allowed:
+            continue
+        if pm.get_plugin(ep.name) is not None or ep.name in pm.load_errors:
+            continue
+        try:
+            module = ep.load()
+            pm.register(module, name=ep.name)
+        except Exception as exc:  # a broken third-party plugin must not stop rk
+            pm.load_errors[ep.name] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            log.warning("plugin %s failed to load: %s", ep.name, pm.load_errors[ep.name])
+            continue
+        if ep.dist is not None:
+            pm.versions[ep.name] = ep.dist.version
+
+
+def new_plugin_manager(load: bool = True) -> RkPluginManager:
+    """A fresh manager; with ``load`` it loads the ``rk`` entry points and checks hook names."""
+    pm = RkPluginManager()
+    if load:
+        load_entry_points(pm)
+    pm.check_pending()
+    if os.environ.get("RK_TRACE_PLUGINS") == "1":
+        pm.trace.root.setwriter(lambda msg: log.warning("%s", msg.rstrip()))
+        pm.enable_tracing()
+    return pm
+
+
+@cache
+def get_plugin_manager() -> RkPluginManager:
+    """The process-wide manager, created on first use."""
+    return new_plugin_manager()
+
+
+def plugin_info(pm: RkPluginManager) -> list[PluginInfo]:
+    """Name, version, implemented hooks and load error of every plugin, sorted by name."""
+    infos: dict[str, PluginInfo] = {}
+    for name, plugin in pm.list_name_plugin():
+        if plugin is None:
+            continue
+        callers = pm.get_hookcallers(plugin) or []
+        infos[name] = PluginInfo(
+            name=name,
+            version=pm.versions.get(name, ""),
+            hooks=sorted(caller.name for caller in callers),
+        )
+    for name, error in pm.load_errors.items():
+        infos[name] = PluginInfo(name=name, error=error)
+    return [infos[name] for name in sorted(infos)]
+
+
+def collect(pm: pluggy.PluginManager, hook_name: str) -> list[tuple[str, list[Any]]]:
+    """Call a registration hook on each plugin separately, keeping who returned what."""
+    results: list[tuple[str, list[Any]]] = []
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        results.append((impl.plugin_name, list(impl.function() or [])))
+    return results
+
+
+def registry_of(
+    pm: pluggy.PluginManager, hook_name: str, family: str, keys_of: Callable[[T], Iterable[str]]
+) -> Registry[T]:
+    """The keyed registry built from one registration hook."""
+    return build_registry(family, collect(pm, hook_name), keys_of)
+
+
+def notify(hook: pluggy.HookCaller, **kwargs: Any) -> list[Any]:
+    """Dispatch an event to every implementation; each failure is logged and skipped."""
+    results: list[Any] = []
+    for impl in reversed(hook.get_hookimpls()):
+        try:
+            args = {name: kwargs[name] for name in impl.argnames}
+            results.append(impl.function(**args))
+        except Exception:
+            log.exception("plugin %s failed in %s", impl.plugin_name, hook.name)
+    return results

@@ -1,0 +1,83 @@
+"""The storage interface: put, get, head, delete and presign one object key."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Protocol, runtime_checkable
+from urllib.parse import urlsplit
+
+import pluggy
+from msgspec import Struct
+
+from rk.core.errors import InvalidKey
+from rk.core.registry import Registry
+from rk.core.wire import UploadUrl
+
+
+class StorageContext(Struct, frozen=True, kw_only=True):
+    """What a storage needs from the backend that constructs it.
+
+    ``backend_url`` is where the backend's own ``/media`` routes are reachable (used by
+    stores that cannot sign URLs themselves); ``secret`` signs those routes.
+    """
+
+    backend_url: str = "http://127.0.0.1:8092"
+    secret: str = ""
+
+
+class ObjectInfo(Struct, frozen=True, kw_only=True):
+    """What a HEAD tells about a stored object."""
+
+    key: str
+    size: int
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """An object store addressed by a URL (``s3://bucket/prefix``, ``file:///path``, …)."""
+
+    schemes: ClassVar[tuple[str, ...]]
+
+    def __init__(self, url: str, context: StorageContext) -> None: ...
+
+    async def put(self, key: str, data: bytes, content_type: str = "image/jpeg") -> None:
+        """Store ``data`` under ``key`` (replacing what is there)."""
+        ...
+
+    async def get(self, key: str) -> bytes:
+        """The object's bytes; raises ``FileNotFoundError`` when it does not exist."""
+        ...
+
+    async def head(self, key: str) -> ObjectInfo | None:
+        """The object's size, or None when it does not exist."""
+        ...
+
+    async def delete(self, key: str) -> None:
+        """Delete the object; deleting a missing key is not an error."""
+        ...
+
+    async def presign_put(self, key: str, size: int, sha1: str, expires_s: int) -> UploadUrl:
+        """A URL a spider can PUT exactly these bytes to, valid ``expires_s`` seconds."""
+        ...
+
+    async def url_for(self, key: str, expires_s: int) -> str:
+        """A URL a client can GET the object from (public, presigned, or a backend route)."""
+        ...
+
+
+def storage_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[Storage]]:
+    """Every registered storage class, by URL scheme."""
+    from rk.core.plugins import get_plugin_manager, registry_of
+
+    return registry_of(
+        pm or get_plugin_manager(), "rk_register_storages", "storage scheme", lambda c: c.schemes
+    )
+
+
+def open_storage(
+    url: str, context: StorageContext, pm: pluggy.PluginManager | None = None
+) -> Storage:
+    """The storage for ``url``, chosen by its scheme."""
+    scheme = urlsplit(url).scheme
+    if not scheme:
+        raise InvalidKey(f"storage URL {url!r} has no scheme (expected e.g. file:// or s3://)")
+    return storage_registry(pm).get(scheme)(url, context)

@@ -1,0 +1,216 @@
+"""The spider ⇄ backend wire protocol: every request and answer body as a msgspec Struct.
+
+Inbound types (those the backend decodes) forbid unknown fields so a typo in a spider
+fails loudly instead of being dropped. Limits are part of the type so that the decoder,
+not hand-written checks, rejects oversized input.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+Url = Annotated[str, Meta(min_length=1, max_length=4096)]
+Text = Annotated[str, Meta(max_length=2000)]
+ShortText = Annotated[str, Meta(max_length=200)]
+SourceName = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")]
+ShowKey = Annotated[str, Meta(min_length=1, max_length=512)]
+Sha1Hex = Annotated[str, Meta(pattern=r"^[0-9a-f]{40}$")]
+ObjectKey = Annotated[str, Meta(min_length=1, max_length=512)]
+Size = Annotated[int, Meta(ge=0, le=2**40)]
+Id = Annotated[int, Meta(ge=1, le=2**62)]
+Worker = Annotated[str, Meta(min_length=1, max_length=128)]
+
+MAX_LOOKS = 2000
+MAX_DETAILS = 2000
+
+
+class Inbound(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every body the backend decodes: immutable, keyword-only, strict."""
+
+
+class Outbound(Struct, frozen=True, kw_only=True):
+    """Base of every body the backend answers with."""
+
+
+class ImageRef(Inbound, kw_only=True):
+    """One image: always its source URL, plus the storage key when the spider uploaded it."""
+
+    url: Url
+    key: ObjectKey | None = None
+    size: Size | None = None
+    sha1: Sha1Hex | None = None
+
+
+class Look(Inbound, kw_only=True):
+    """One runway look: its number in the show and its main image."""
+
+    number: Annotated[int, Meta(ge=1, le=100_000)]
+    image: ImageRef
+
+
+class BrandRef(Inbound, kw_only=True):
+    """The brand a show belongs to, as the backend handed it to the spider."""
+
+    uid: Annotated[str, Meta(min_length=1, max_length=64)]
+    name: ShortText
+
+
+class ShowIngest(Inbound, kw_only=True):
+    """One show (runway) or post (street style) submitted for ingest."""
+
+    source: SourceName
+    show_key: ShowKey
+    title: ShortText
+    brand: BrandRef | None = None
+    season: ShortText = ""
+    city: ShortText = ""
+    date: Annotated[str, Meta(max_length=40)] = ""
+    url: Annotated[str, Meta(max_length=4096)] = ""
+    designer: ShortText = ""
+    author: ShortText = ""
+    looks: Annotated[list[Look], Meta(max_length=MAX_LOOKS)] = []
+    details: Annotated[list[ImageRef], Meta(max_length=MAX_DETAILS)] = []
+
+    def __post_init__(self) -> None:
+        if not self.looks and not self.details:
+            raise ValueError("a show needs at least one look or detail image")
+        numbers = [look.number for look in self.looks]
+        if len(set(numbers)) != len(numbers):
+            raise ValueError("look numbers must be unique within a show")
+
+    def images(self) -> list[ImageRef]:
+        """Every image of the show: looks in order, then details in order."""
+        return [look.image for look in self.looks] + list(self.details)
+
+
+class IngestAccepted(Outbound, kw_only=True):
+    """Answer to ``POST ingest``: the queued job."""
+
+    job_id: int
+
+
+class UploadUrlRequest(Inbound, kw_only=True):
+    """Ask for a presigned PUT for one content-addressed key."""
+
+    key: ObjectKey
+    size: Annotated[int, Meta(ge=1, le=2**40)]
+    sha1: Sha1Hex
+    content_type: Annotated[str, Meta(pattern=r"^image/[a-z0-9.+-]{1,40}$")] = "image/jpeg"
+
+
+class UploadUrl(Outbound, kw_only=True):
+    """A presigned PUT: send the bytes to ``url`` with ``method`` and ``headers`` before expiry."""
+
+    url: str
+    method: Literal["PUT"] = "PUT"
+    headers: dict[str, str] = {}
+    expires_at: int
+
+
+class CrawlClaim(Inbound, kw_only=True):
+    """A spider worker asking for one crawl task of its source."""
+
+    worker: Worker
+    source: SourceName
+
+
+class CrawlTask(Outbound, kw_only=True):
+    """A claimed crawl task: which brand to crawl and how many shows at most (0 = all)."""
+
+    id: int
+    brand_id: int
+    brand_uid: str
+    brand_name: str
+    max_shows: int
+    source: str
+    slug: str = ""
+
+
+class CrawlHeartbeat(Inbound, kw_only=True):
+    """Extend the lease of a task the worker still holds."""
+
+    worker: Worker
+
+
+class CrawlResult(Inbound, kw_only=True):
+    """The outcome of a crawl task, reported by the worker that holds it."""
+
+    worker: Worker
+    status: Literal["done", "failed"]
+    shows_submitted: Annotated[int, Meta(ge=0, le=1_000_000)] = 0
+    error: Text = ""
+
+
+class BrandInfo(Outbound, kw_only=True):
+    """A brand as the internal API describes it to a one-shot spider."""
+
+    id: int
+    uid: str
+    name: str
+    slugs: dict[str, str] = {}
+
+
+class PendingImage(Outbound, kw_only=True):
+    """An image that still needs an embedding, with a URL the worker can download."""
+
+    image_id: int
+    url: str
+
+
+class PendingEmbeddings(Outbound, kw_only=True):
+    """A lease of pending images plus how many remain after them."""
+
+    items: list[PendingImage]
+    remaining: int
+
+
+class EmbeddingVector(Inbound, kw_only=True):
+    """One computed vector."""
+
+    kind: SourceName
+    image_id: Id
+    vector: Annotated[list[float], Meta(min_length=1, max_length=8192)]
+
+
+class EmbeddingFailure(Inbound, kw_only=True):
+    """One image the worker could not embed, and why."""
+
+    kind: SourceName
+    image_id: Id
+    error: Text
+
+
+class EmbeddingSubmit(Inbound, kw_only=True):
+    """Vectors and failures of one worker round."""
+
+    items: Annotated[list[EmbeddingVector], Meta(max_length=10_000)] = []
+    failures: Annotated[list[EmbeddingFailure], Meta(max_length=10_000)] = []
+
+
+class ItemError(Outbound, kw_only=True):
+    """Why one submitted item was rejected."""
+
+    image_id: int
+    error: str
+
+
+class EmbeddingSubmitted(Outbound, kw_only=True):
+    """Answer to ``POST embeddings``."""
+
+    saved: int
+    failed: int
+    errors: list[ItemError] = []
+
+
+class ErrorBody(Outbound, kw_only=True):
+    """Every 4xx answer: one line saying what is wrong."""
+
+    error: str
+
+
+def decode_error_line(err: msgspec.DecodeError | msgspec.ValidationError) -> str:
+    """One operator-readable line for a msgspec decode or validation error."""
+    return str(err).splitlines()[0]

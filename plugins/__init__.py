@@ -1,0 +1,1 @@
+"""rk.plugins: the built-in plugins, registered through the rk entry-point group."""

@@ -1,0 +1,3 @@
+"""rk plugin s4_storage (being built)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""rk plugin theimpression (being built)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""rk plugin vogue (being built)."""
+
+from __future__ import annotations

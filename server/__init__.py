@@ -1,0 +1,1 @@
+"""rk.server: the Litestar backend, database, queues and workers."""

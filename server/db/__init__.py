@@ -1,0 +1,1 @@
+"""rk.server.db: piccolo tables, engine configuration and migrations."""

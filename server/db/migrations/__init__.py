@@ -1,0 +1,1 @@
+"""The one migration history of rk, run on SQLite and PostgreSQL."""

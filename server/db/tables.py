@@ -1,0 +1,163 @@
+"""The piccolo tables of rk. Times are unix seconds (BigInt); 0 means "not set".
+
+Composite indexes and unique constraints that piccolo columns cannot express are created
+by the migrations (see ``migrations/``); their names are listed beside each table.
+"""
+
+from __future__ import annotations
+
+from piccolo.columns import BigInt, Bytea, Integer, Real, Text, Varchar
+from piccolo.table import Table
+
+
+class Brand(Table, tablename="brands"):
+    """A designer or label. ``uid`` is its public sqids id; ``slugs`` maps source → slug (JSON)."""
+
+    uid = Varchar(length=32, unique=True)
+    name = Varchar(length=200, unique=True)
+    slugs = Text(default="{}")
+    created_at = BigInt(default=0)
+    updated_at = BigInt(default=0)
+
+
+class Article(Table, tablename="articles"):
+    """A gallery: one runway show or one street-style post. Unique (source, show_key).
+
+    status: pending | published | rejected. ``deleted_at`` > 0 is a permanent soft delete.
+    """
+
+    source = Varchar(length=32)
+    show_key = Varchar(length=512)
+    kind = Varchar(length=16)
+    brand_id = BigInt(default=0, index=True)
+    title = Varchar(length=200, default="")
+    season = Varchar(length=200, default="")
+    city = Varchar(length=200, default="")
+    date = Varchar(length=40, default="")
+    url = Text(default="")
+    designer = Varchar(length=200, default="")
+    author = Varchar(length=200, default="")
+    status = Varchar(length=16, default="pending", index=True)
+    deleted_at = BigInt(default=0)
+    created_at = BigInt(default=0)
+    updated_at = BigInt(default=0)
+
+
+class Image(Table, tablename="images"):
+    """One stored image of an article: a look (position = look number) or a detail shot.
+
+    ``key`` is content addressed and may be shared by several images.
+    """
+
+    article_id = BigInt(index=True)
+    role = Varchar(length=16)
+    position = Integer()
+    kind = Varchar(length=16)
+    key = Varchar(length=64, index=True)
+    thumb_key = Varchar(length=64, default="")
+    sha1 = Varchar(length=40, default="")
+    size = BigInt(default=0)
+    width = Integer(default=0)
+    height = Integer(default=0)
+    source_url = Text(default="")
+    uploaded_by_spider = Integer(default=0)
+    created_at = BigInt(default=0)
+
+
+class ImageEmbedding(Table, tablename="image_embeddings"):
+    """One image's vector for one model: float32 little-endian bytes. Unique (image_id, model)."""
+
+    image_id = BigInt(index=True)
+    model = Varchar(length=128)
+    kind = Varchar(length=16)
+    dim = Integer()
+    vector = Bytea()
+    created_at = BigInt(default=0)
+
+
+class ImageEmbeddingFailure(Table, tablename="image_embedding_failures"):
+    """How often embedding an image failed for a model. Unique (image_id, model)."""
+
+    image_id = BigInt(index=True)
+    model = Varchar(length=128)
+    failures = Integer(default=0)
+    last_error = Text(default="")
+    updated_at = BigInt(default=0)
+
+
+class ImageNeighbor(Table, tablename="image_neighbors"):
+    """One entry of an image's top-K list: ``neighbor_id`` at ``rank`` with cosine ``score``."""
+
+    image_id = BigInt(index=True)
+    model = Varchar(length=128)
+    neighbor_id = BigInt()
+    rank = Integer()
+    score = Real()
+
+
+class CrawlTask(Table, tablename="crawl_tasks"):
+    """A brand to crawl: queued → running → done | failed | canceled. Index (status, priority, id)."""
+
+    brand_id = BigInt(index=True)
+    source = Varchar(length=32, default="vogue")
+    status = Varchar(length=16, default="queued")
+    priority = Integer(default=0)
+    max_shows = Integer(default=0)
+    worker = Varchar(length=128, default="")
+    locked_at = BigInt(default=0)
+    attempts = Integer(default=0)
+    shows_submitted = Integer(default=0)
+    last_error = Text(default="")
+    created_at = BigInt(default=0)
+    updated_at = BigInt(default=0)
+
+
+class IngestJob(Table, tablename="ingest_jobs"):
+    """pending → processing → done | failed; kinds crawl and media_cleanup.
+
+    Index (status, next_attempt_at, id) serves the claim query.
+    """
+
+    kind = Varchar(length=16, default="crawl")
+    status = Varchar(length=16, default="pending")
+    attempts = Integer(default=0)
+    payload = Text(default="")
+    last_error = Text(default="")
+    outcome = Varchar(length=24, default="")
+    note = Text(default="")
+    brand_id = BigInt(default=0, index=True)
+    locked_at = BigInt(default=0)
+    next_attempt_at = BigInt(default=0)
+    created_at = BigInt(default=0)
+    updated_at = BigInt(default=0)
+
+
+class JobLock(Table, tablename="job_locks"):
+    """A named lease (e.g. the single neighbours job): held by ``holder`` until ``until``."""
+
+    name = Varchar(length=64, unique=True)
+    holder = Varchar(length=128, default="")
+    until = BigInt(default=0)
+
+
+class AdminUser(Table, tablename="admin_users"):
+    """A moderator account; ``password_hash`` is a salted scrypt hash."""
+
+    username = Varchar(length=64, unique=True)
+    password_hash = Text()
+    created_at = BigInt(default=0)
+    last_login_at = BigInt(default=0)
+
+
+ALL_TABLES: list[type[Table]] = [
+    Brand,
+    Article,
+    Image,
+    ImageEmbedding,
+    ImageEmbeddingFailure,
+    ImageNeighbor,
+    CrawlTask,
+    IngestJob,
+    JobLock,
+    AdminUser,
+]

@@ -1,0 +1,1 @@
+"""rk.server.queues: the ingest job queue engine and its database backends."""
