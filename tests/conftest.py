@@ -1,0 +1,69 @@
+"""Fixtures shared by every test: databases, plugin registration, isolation from the host."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.pg import fresh_database
+
+from rk.core.plugins import RkPluginManager, new_plugin_manager
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's config.yml or RK_* settings by accident."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("RK_") and name != "RK_TEST_PG_DSN":
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def pg_dsn() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for this test (dropped afterwards)."""
+    with fresh_database() as dsn:
+        yield dsn
+
+
+@pytest.fixture
+def sqlite_dsn(tmp_path: Path) -> str:
+    """A fresh SQLite database file for this test."""
+    return f"sqlite:///{tmp_path / 'rk.sqlite3'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_dsn(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Each database engine rk supports, in turn."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'rk.sqlite3'}"
+    else:
+        with fresh_database() as dsn:
+            yield dsn
+
+
+@pytest.fixture
+def plugin_manager() -> RkPluginManager:
+    """A manager with the installed entry points loaded, private to this test."""
+    return new_plugin_manager()
+
+
+@pytest.fixture
+def register_plugin(plugin_manager: RkPluginManager) -> Iterator[Callable[[Any, str], Any]]:
+    """Register a plugin object on ``plugin_manager`` for one test; unregistered afterwards."""
+    registered: list[Any] = []
+
+    def register(plugin: Any, name: str) -> Any:
+        plugin_manager.register(plugin, name=name)
+        registered.append(plugin)
+        return plugin
+
+    try:
+        yield register
+    finally:
+        for plugin in registered:
+            plugin_manager.unregister(plugin)

@@ -1,0 +1,1 @@
+"""Shared test helpers (importable as ``support`` thanks to pytest's ``pythonpath``)."""

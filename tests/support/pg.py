@@ -1,0 +1,58 @@
+"""A throw-away PostgreSQL database per test, made from RK_TEST_PG_DSN."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def admin_dsn() -> str:
+    """The DSN the tests may create databases through."""
+    return os.environ.get("RK_TEST_PG_DSN", DEFAULT_DSN)
+
+
+def _with_db(dsn: str, name: str) -> str:
+    parts = urlsplit(dsn)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+async def _run(dsn: str, sql: str) -> None:
+    conn = await asyncpg.connect(dsn, timeout=5)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+def require_postgres() -> str:
+    """The admin DSN, or skip (fail under CI=true) with a one-line reason if unreachable."""
+    dsn = admin_dsn()
+    try:
+        asyncio.run(_run(dsn, "SELECT 1"))
+    except Exception as exc:
+        reason = f"PostgreSQL not reachable at {dsn}: {type(exc).__name__}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return dsn
+
+
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    """Create an empty database, yield its DSN, drop it afterwards."""
+    dsn = require_postgres()
+    name = f"rk_t_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_run(dsn, f'CREATE DATABASE "{name}"'))
+    try:
+        yield _with_db(dsn, name)
+    finally:
+        asyncio.run(_run(dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
