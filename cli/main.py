@@ -1,0 +1,56 @@
+"""The ``rk`` command: wires every sub-command; bad input exits with code 2 and one line."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Annotated
+
+import typer
+
+from rk import __version__
+from rk.cli import config_cmd, plugins_cmd
+from rk.core.errors import RkError
+
+app = typer.Typer(
+    name="rk",
+    help="rk: a moderated archive of runway and street-style imagery.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"rk {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+) -> None:
+    """rk: collect, moderate and search fashion imagery."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+plugins_cmd.register(app)
+config_cmd.register(app)
+
+
+def run() -> None:
+    """Console-script entry: any RkError that escapes a command is one line and exit 2."""
+    try:
+        app()
+    except RkError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
