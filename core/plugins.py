@@ -99,7 +99,8 @@ def plugin_info(pm: RkPluginManager) -> list[PluginInfo]:
             hooks=sorted(caller.name for caller in callers),
         )
     for name, error in pm.load_errors.items():
-        infos[name] = PluginInfo(name=name, error=error)
+        info = infos.setdefault(name, PluginInfo(name=name))
+        info.error = error
     return [infos[name] for name in sorted(infos)]
 
 
@@ -107,7 +108,13 @@ def collect(pm: pluggy.PluginManager, hook_name: str) -> list[tuple[str, list[An
     """Call a registration hook on each plugin separately, keeping who returned what."""
     results: list[tuple[str, list[Any]]] = []
     for impl in getattr(pm.hook, hook_name).get_hookimpls():
-        results.append((impl.plugin_name, list(impl.function() or [])))
+        try:
+            results.append((impl.plugin_name, list(impl.function() or [])))
+        except Exception as exc:  # e.g. a missing optional dependency of one plugin
+            error = f"{hook_name}: {type(exc).__name__}: {exc}".splitlines()[0]
+            if isinstance(pm, RkPluginManager):
+                pm.load_errors.setdefault(impl.plugin_name, error)
+            log.warning("plugin %s failed in %s", impl.plugin_name, error)
     return results
 
 
