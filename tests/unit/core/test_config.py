@@ -1,0 +1,96 @@
+"""Settings load from config.yml with RK_* overrides; every error names file, key and expectation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rk.core.config import find_config, load_settings, masked
+from rk.core.errors import ConfigError
+
+
+def write(tmp_path: Path, text: str, name: str = "config.yml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_embedded_default(tmp_path: Path) -> None:
+    settings = load_settings(environ={})
+    assert find_config(None) == (None, "embedded default")
+    assert settings.database_url == f"sqlite:///{tmp_path / 'rk-data' / 'rk.sqlite3'}"
+    assert settings.storage_url == f"file://{tmp_path / 'rk-data' / 'media'}"
+    assert settings.server.port == 8092
+
+
+def test_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, "server: {port: 1}\n")
+    env_file = write(tmp_path, "server: {port: 2}\n", "env.yml")
+    explicit = write(tmp_path, "server: {port: 3}\n", "explicit.yml")
+    assert load_settings(environ={}).server.port == 1
+    monkeypatch.setenv("RK_CONFIG", str(env_file))
+    assert find_config(None)[1] == "RK_CONFIG"
+    assert load_settings(environ={}).server.port == 2
+    assert load_settings(explicit, environ={}).server.port == 3
+
+
+def test_env_overrides(tmp_path: Path) -> None:
+    path = write(tmp_path, "ingest: {enabled: false, secret: abc}\nmedia: {concurrency: 2}\n")
+    settings = load_settings(
+        path,
+        environ={
+            "RK_INGEST_ENABLED": "true",
+            "RK_MEDIA_CONCURRENCY": "9",
+            "RK_SECURITY_ALLOW_PRIVATE_HOSTS": "[127.0.0.1, localhost]",
+            "RK_DATABASE": "postgresql://u@h/db",
+            "RK_INGEST_SECRET": "12345",
+            "RK_LOAD_PLUGINS": "vogue",
+        },
+    )
+    assert settings.ingest.enabled is True
+    assert settings.ingest.secret == "12345"
+    assert settings.media.concurrency == 9
+    assert settings.security.allow_private_hosts == ["127.0.0.1", "localhost"]
+    assert settings.database_url == "postgresql://u@h/db"
+
+
+def test_data_dir_override(tmp_path: Path) -> None:
+    settings = load_settings(environ={}, data_dir=str(tmp_path / "elsewhere"))
+    assert settings.data_path == tmp_path / "elsewhere"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("server: {port: eighty}\n", "config.yml: server.port: expected `int`, got `str`"),
+        ("server: {prot: 1}\n", "config.yml: server.prot: a known setting"),
+        ("colour: red\n", "config.yml: colour: a known setting"),
+        ("media: [1, 2]\n", "config.yml: media: expected `object`, got `array`"),
+        ("- just\n- a list\n", "config.yml: expected a mapping"),
+        ("server: {port: 1\n", "config.yml: not valid YAML at line"),
+    ],
+)
+def test_errors_name_file_key_and_expectation(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_settings(write(tmp_path, text), environ={})
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_env_error_says_so(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"RK_\* environment overrides\): server.port"):
+        load_settings(environ={"RK_SERVER_PORT": "high"})
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="nope.yml: file not found"):
+        load_settings(tmp_path / "nope.yml", environ={})
+
+
+def test_masked_hides_secrets(tmp_path: Path) -> None:
+    path = write(tmp_path, "ingest: {secret: hunter2}\nserver: {secret: s3cr3t}\n")
+    shown = masked(load_settings(path, environ={}))
+    assert shown["ingest"]["secret"] == "***"
+    assert shown["server"]["secret"] == "***"
+    assert "hunter2" not in repr(shown)

@@ -1,0 +1,143 @@
+"""Wire types round-trip; bad input gives one-line errors."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rk.core.wire import (
+    BrandRef,
+    CrawlResult,
+    EmbeddingSubmit,
+    EmbeddingVector,
+    ImageRef,
+    Look,
+    ShowIngest,
+    UploadUrlRequest,
+    decode_error_line,
+)
+
+SHA1 = "0123456789abcdef0123456789abcdef01234567"
+
+
+def show(**changes: object) -> ShowIngest:
+    base = ShowIngest(
+        source="vogue",
+        show_key="fall-2031-ready-to-wear/kestrel-vine",
+        title="Fall 2031 Ready-to-Wear",
+        brand=BrandRef(uid="AbCdEfGh", name="Kestrel & Vine"),
+        season="Fall 2031 Ready-to-Wear",
+        city="Copenhagen",
+        date="2031-02-03",
+        looks=[
+            Look(number=1, image=ImageRef(url="https://img/1.jpg")),
+            Look(
+                number=2,
+                image=ImageRef(
+                    url="https://img/2.jpg", key=f"runway/{SHA1}.jpg", size=10, sha1=SHA1
+                ),
+            ),
+        ],
+        details=[ImageRef(url="https://img/d1.jpg")],
+    )
+    return msgspec.structs.replace(base, **changes)
+
+
+def roundtrip(value: object) -> object:
+    return msgspec.json.decode(msgspec.json.encode(value), type=type(value))
+
+
+def test_show_roundtrip() -> None:
+    original = show()
+    assert roundtrip(original) == original
+    assert [ref.url for ref in original.images()][-1] == "https://img/d1.jpg"
+
+
+@given(
+    st.builds(
+        UploadUrlRequest,
+        key=st.just(f"runway/{SHA1}.jpg"),
+        size=st.integers(1, 2**40),
+        sha1=st.just(SHA1),
+    ),
+    st.builds(
+        CrawlResult,
+        worker=st.text(min_size=1, max_size=20),
+        status=st.sampled_from(["done", "failed"]),
+        shows_submitted=st.integers(0, 1000),
+        error=st.text(max_size=50),
+    ),
+)
+def test_other_types_roundtrip(request: UploadUrlRequest, result: CrawlResult) -> None:
+    assert roundtrip(request) == request
+    assert roundtrip(result) == result
+
+
+def _decode_error(raw: bytes, typ: type = ShowIngest) -> str:
+    with pytest.raises((msgspec.ValidationError, msgspec.DecodeError)) as err:
+        msgspec.json.decode(raw, type=typ)
+    line = decode_error_line(err.value)
+    assert "\n" not in line
+    return line
+
+
+def _payload(**changes: object) -> bytes:
+    data = msgspec.to_builtins(show())
+    data.update(changes)
+    return msgspec.json.encode({k: v for k, v in data.items() if v is not ...})
+
+
+def test_unknown_field_is_rejected() -> None:
+    assert "unknown field `colour`" in _decode_error(_payload(colour="red"))
+
+
+def test_unknown_nested_field_is_rejected() -> None:
+    looks = [{"number": 1, "image": {"url": "u", "thumb": "t"}}]
+    assert "unknown field `thumb`" in _decode_error(_payload(looks=looks))
+
+
+def test_wrong_type() -> None:
+    assert "Expected `str`, got `int` - at `$.title`" in _decode_error(_payload(title=5))
+
+
+def test_missing_field() -> None:
+    assert "missing required field `show_key`" in _decode_error(_payload(show_key=...))
+
+
+def test_no_images() -> None:
+    assert "at least one look or detail" in _decode_error(_payload(looks=[], details=[]))
+
+
+def test_too_many_looks() -> None:
+    looks = [{"number": i + 1, "image": {"url": "u"}} for i in range(10_000)]
+    assert "length <= 2000" in _decode_error(_payload(looks=looks))
+
+
+def test_huge_string() -> None:
+    assert "length <= 200" in _decode_error(_payload(title="x" * 100_000))
+
+
+def test_bad_sha1_and_bad_source() -> None:
+    assert "$.sha1" in _decode_error(
+        msgspec.json.encode({"key": "k", "size": 1, "sha1": "XYZ"}), UploadUrlRequest
+    )
+    assert "$.source" in _decode_error(_payload(source="Vogue Runway!"))
+
+
+def test_not_json_and_not_utf8() -> None:
+    assert _decode_error(b"{not json")
+    assert _decode_error(b'{"title": "\xff\xfe"}')
+
+
+def test_duplicate_look_numbers() -> None:
+    looks = [{"number": 1, "image": {"url": "a"}}, {"number": 1, "image": {"url": "b"}}]
+    assert "unique" in _decode_error(_payload(looks=looks))
+
+
+def test_embedding_submit_limits() -> None:
+    item = EmbeddingVector(kind="runway", image_id=1, vector=[0.1, 0.2])
+    assert roundtrip(EmbeddingSubmit(items=[item])) == EmbeddingSubmit(items=[item])
+    bad = msgspec.json.encode({"items": [{"kind": "runway", "image_id": 0, "vector": [1.0]}]})
+    assert "$.items[0].image_id" in _decode_error(bad, EmbeddingSubmit)
