@@ -1,0 +1,118 @@
+"""Signed upload URLs and public media URLs for stores served by the backend's ``/media`` routes.
+
+Stores that cannot sign URLs themselves (``file://``, ``memory://``) hand spiders a
+backend route instead: ``PUT {backend}/media/upload/<key>?size=&sha1=&expires=&sig=``.
+``sig`` is a hex HMAC-SHA256 over the key, size, sha1 and expiry with the backend
+secret, so a leaked URL can only ever write those exact bytes under that key, and only
+until it expires. The store signs (``upload_url``) and the route verifies
+(``verify_upload``); both live here so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from collections.abc import Mapping
+from urllib.parse import urlencode
+
+from msgspec import Struct
+
+from rk.core.errors import ConfigError, InvalidKey, SignatureError
+from rk.core.keys import CONTENT_KEY, is_media_key
+
+UPLOAD_PATH = "/media/upload/"
+MEDIA_PATH = "/media/"
+_DOMAIN = "rk-media-upload-v1"
+_SHA1_HEX = frozenset("0123456789abcdef")
+
+
+class UploadExpired(SignatureError):
+    """A correctly signed upload URL whose expiry has passed: ask for a new one."""
+
+
+class UploadGrant(Struct, frozen=True, kw_only=True):
+    """What a verified upload URL allows: exactly ``size`` bytes hashing to ``sha1``."""
+
+    key: str
+    size: int
+    sha1: str
+    expires: int
+
+
+def check_upload_target(key: str, size: int, sha1: str) -> None:
+    """Raise InvalidKey unless ``key`` is a media key that these bytes may be stored under.
+
+    A content key names the SHA-1 of its bytes, so the sha1 must be the key's own;
+    a thumbnail key names the original's SHA-1, so any sha1 is allowed there.
+    """
+    if not is_media_key(key):
+        raise InvalidKey(
+            f"key {key[:80]!r} is not a media key (runway/<sha1>.jpg, street/<sha1>.jpg "
+            "or thumb/<sha1>.jpg)"
+        )
+    if len(sha1) != 40 or not set(sha1) <= _SHA1_HEX:
+        raise InvalidKey(f"sha1 {sha1[:80]!r} is not 40 lowercase hex digits")
+    if size < 1:
+        raise InvalidKey(f"size must be at least 1 byte, got {size}")
+    match = CONTENT_KEY.match(key)
+    if match and match.group(2) != sha1:
+        raise InvalidKey(f"sha1 {sha1} does not match the content key {key}")
+
+
+def upload_signature(secret: str, key: str, size: int, sha1: str, expires: int) -> str:
+    """Hex HMAC-SHA256 binding key, size, sha1 and expiry; ConfigError without a secret."""
+    if not secret:
+        raise ConfigError("server.secret is empty: media upload URLs cannot be signed")
+    message = "\n".join([_DOMAIN, key, str(size), sha1, str(expires)]).encode()
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def upload_url(backend_url: str, secret: str, key: str, size: int, sha1: str, expires: int) -> str:
+    """The signed ``PUT`` URL for one upload, valid until unix time ``expires``."""
+    check_upload_target(key, size, sha1)
+    query = urlencode(
+        {
+            "size": size,
+            "sha1": sha1,
+            "expires": expires,
+            "sig": upload_signature(secret, key, size, sha1, expires),
+        }
+    )
+    return f"{backend_url.rstrip('/')}{UPLOAD_PATH}{key}?{query}"
+
+
+def media_url(backend_url: str, key: str) -> str:
+    """The backend's public ``GET`` URL for a stored media key."""
+    return f"{backend_url.rstrip('/')}{MEDIA_PATH}{key}"
+
+
+def _int_param(query: Mapping[str, str], name: str) -> int:
+    raw = query.get(name)
+    if raw is None or not raw.isdigit() or len(raw) > 16:
+        raise SignatureError(f"upload URL has no valid {name!r} parameter")
+    return int(raw)
+
+
+def verify_upload(
+    secret: str, key: str, query: Mapping[str, str], *, now: int | None = None
+) -> UploadGrant:
+    """The grant of a correctly signed, unexpired upload URL for ``key``.
+
+    Raises:
+        InvalidKey: the key is not a media key, or the sha1 contradicts a content key.
+        SignatureError: a parameter is missing or the signature does not match.
+        UploadExpired: the URL is authentic but its expiry has passed.
+    """
+    size = _int_param(query, "size")
+    expires = _int_param(query, "expires")
+    sha1 = query.get("sha1", "")
+    check_upload_target(key, size, sha1)
+    sig = query.get("sig", "")
+    expected = upload_signature(secret, key, size, sha1, expires)
+    if not hmac.compare_digest(expected.encode(), sig.strip().lower().encode()):
+        raise SignatureError("upload URL signature does not match (tampered or another secret)")
+    current = int(time.time()) if now is None else now
+    if current > expires:
+        raise UploadExpired(f"upload URL expired {current - expires} s ago; ask for a new one")
+    return UploadGrant(key=key, size=size, sha1=sha1, expires=expires)
