@@ -19,7 +19,9 @@ ConfigOption = Annotated[
 ]
 DataDirOption = Annotated[
     str | None,
-    typer.Option("--data-dir", help="Data directory for SQLite and file:// media (default ./rk-data)."),
+    typer.Option(
+        "--data-dir", help="Data directory for SQLite and file:// media (default ./rk-data)."
+    ),
 ]
 
 

@@ -5,7 +5,7 @@ Plugin authors import from here: ``from rk.core import hookimpl``.
 
 from __future__ import annotations
 
-from rk.core.embedders import EmbedResult, Embedder
+from rk.core.embedders import Embedder, EmbedResult
 from rk.core.errors import RkError, ShowSkipped, SourceError
 from rk.core.hookspecs import hookimpl, hookspec
 from rk.core.sources import BrandTarget, ShowSummary, Source

@@ -249,9 +249,7 @@ def masked(settings: Settings) -> dict[str, Any]:
 
     def mask(node: Any) -> Any:
         if isinstance(node, dict):
-            return {
-                k: ("***" if k in SECRET_KEYS and v else mask(v)) for k, v in node.items()
-            }
+            return {k: ("***" if k in SECRET_KEYS and v else mask(v)) for k, v in node.items()}
         if isinstance(node, list):
             return [mask(v) for v in node]
         return node

@@ -32,9 +32,7 @@ class Registry(Generic[T]):
             return self._items[key][0]
         except KeyError:
             available = ", ".join(sorted(self._items)) or "none"
-            raise UnknownPlugin(
-                f"no {self.family} named {key!r}; available: {available}"
-            ) from None
+            raise UnknownPlugin(f"no {self.family} named {key!r}; available: {available}") from None
 
     def plugin_of(self, key: str) -> str:
         """The name of the plugin that registered ``key``."""

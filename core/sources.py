@@ -1,4 +1,4 @@
-"""The source interface: a site plugin lists a brand's shows and turns one show into a ShowIngest."""
+"""The source interface: a site plugin lists shows and turns one show into a ShowIngest."""
 
 from __future__ import annotations
 

@@ -96,7 +96,10 @@ class ImageNeighbor(Table, tablename="image_neighbors"):
 
 
 class CrawlTask(Table, tablename="crawl_tasks"):
-    """A brand to crawl: queued → running → done | failed | canceled. Index (status, priority, id)."""
+    """A brand to crawl: queued → running → done | failed | canceled.
+
+    Index (status, priority, id) serves the claim query.
+    """
 
     brand_id = BigInt(index=True)
     source = Varchar(length=32, default="vogue")

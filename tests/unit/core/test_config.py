@@ -1,4 +1,4 @@
-"""Settings load from config.yml with RK_* overrides; every error names file, key and expectation."""
+"""Settings load from config.yml with RK_* overrides; errors name file, key and expectation."""
 
 from __future__ import annotations
 

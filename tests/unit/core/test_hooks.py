@@ -260,7 +260,8 @@ def test_hook_rk_show_ingested(plugin_manager: RkPluginManager, register_plugin:
         article_id=3,
         outcome="created",
     )
-    assert seen[0]["article_id"] == 3 and seen[0]["show"].show_key == "k"
+    assert seen[0]["article_id"] == 3
+    assert seen[0]["show"].show_key == "k"
 
 
 def test_hook_rk_article_status_changed(

@@ -16,7 +16,8 @@ def test_same_bytes_same_key(data: bytes, kind: str) -> None:
     key = content_key(kind, sha1_hex(data))
     assert key == f"{kind}/{sha1_hex(data)}.jpg"
     assert parse_content_key(key) == (kind, sha1_hex(data))
-    assert is_media_key(key) and is_media_key(thumb_key(sha1_hex(data)))
+    assert is_media_key(key)
+    assert is_media_key(thumb_key(sha1_hex(data)))
 
 
 @pytest.mark.parametrize(
