@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from rk import __version__
-from rk.cli import config_cmd, plugins_cmd
+from rk.cli import config_cmd, db_cmd, plugins_cmd, spider_cmd
 from rk.core.errors import RkError
 
 app = typer.Typer(
@@ -45,6 +45,8 @@ def main(
 
 plugins_cmd.register(app)
 config_cmd.register(app)
+db_cmd.register(app)
+spider_cmd.register(app)
 
 
 def run() -> None:

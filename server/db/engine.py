@@ -25,11 +25,13 @@ from rk.server.db.tables import ALL_TABLES
 SQLITE_BUSY_TIMEOUT_S = 30.0
 """How long a SQLite connection waits for another process's write lock before failing."""
 PG_POOL_MAX = 10
+MIN_SQLITE = (3, 35)
+"""rk's queries use ``RETURNING`` (SQLite 3.35+)."""
 EXPECTED = "expected sqlite:///<path> or postgresql://user@host:port/db"
 
 
 class _PostgresEngine(PostgresEngine):
-    """piccolo's PostgresEngine without the blocking version probe in its constructor.
+    """piccolo's PostgresEngine without the version probe in its constructor.
 
     piccolo connects synchronously from ``__init__`` just to warn about old servers, which
     blocks the event loop and turns an unreachable server into a warning; here the first
@@ -38,6 +40,13 @@ class _PostgresEngine(PostgresEngine):
 
     async def check_version(self) -> None:
         """Skip the probe (see the class docstring)."""
+
+
+class _SQLiteEngine(SQLiteEngine):
+    """piccolo's SQLiteEngine without the version probe, which logs a line per engine."""
+
+    async def check_version(self) -> None:
+        """Skip the probe; ``engine_for`` checks ``MIN_SQLITE`` instead."""
 
 
 def redact_dsn(dsn: str) -> str:
@@ -71,6 +80,8 @@ def sqlite_path(dsn: str) -> Path:
 
 
 def _sqlite_engine(dsn: str) -> SQLiteEngine:
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        raise ConfigError(f"SQLite {sqlite3.sqlite_version} is too old; rk needs 3.35 or newer")
     path = sqlite_path(dsn)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,7 +92,7 @@ def _sqlite_engine(dsn: str) -> SQLiteEngine:
             conn.close()
     except (OSError, sqlite3.Error) as exc:
         raise ConfigError(f"cannot open SQLite database {path}: {exc}") from None
-    return SQLiteEngine(path=str(path), timeout=SQLITE_BUSY_TIMEOUT_S)
+    return _SQLiteEngine(path=str(path), timeout=SQLITE_BUSY_TIMEOUT_S)
 
 
 def _postgres_engine(dsn: str) -> PostgresEngine:

@@ -1,0 +1,97 @@
+"""DSNs become piccolo engines; bound tables round-trip rows (bytes included) on both engines."""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from piccolo.engine.base import Engine
+
+from rk.core.errors import ConfigError
+from rk.server.db.engine import close, connect, engine_for, redact_dsn, sqlite_path
+from rk.server.db.migrate import migrate
+from rk.server.db.tables import ALL_TABLES, Brand, ImageEmbedding
+
+
+@pytest.fixture
+async def bound(any_dsn: str) -> AsyncIterator[Engine]:
+    """A migrated database on each engine, with rk's tables bound to it."""
+    await migrate(any_dsn)
+    engine = await connect(any_dsn)
+    try:
+        yield engine
+    finally:
+        await close(engine)
+
+
+async def test_bind_points_every_table_at_the_engine(bound: Engine) -> None:
+    assert all(table._meta.db is bound for table in ALL_TABLES)
+
+
+async def test_brand_round_trip(bound: Engine) -> None:
+    await Brand.insert(Brand(uid="b1", name="Maison Margiela", slugs='{"vogue": "mm"}'))
+    rows = await Brand.select(Brand.uid, Brand.name, Brand.slugs).where(Brand.uid == "b1")
+    assert rows == [{"uid": "b1", "name": "Maison Margiela", "slugs": '{"vogue": "mm"}'}]
+
+
+async def test_embedding_bytes_round_trip(bound: Engine) -> None:
+    vector = struct.pack("<4f", 0.5, -1.25, 3.0, 1e-8) + bytes(range(256))
+    await ImageEmbedding.insert(
+        ImageEmbedding(image_id=7, model="clip", kind="image", dim=4, vector=vector)
+    )
+    row = await ImageEmbedding.select(ImageEmbedding.vector).first()
+    assert row is not None
+    assert type(row["vector"]) is bytes
+    assert row["vector"] == vector
+
+
+def test_sqlite_engine_creates_dir_and_uses_wal(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "rk.sqlite3"
+    engine = engine_for(f"sqlite:///{path}")
+    assert engine.engine_type == "sqlite"
+    assert path.is_file()
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+
+
+def test_sqlite_relative_path_resolves_against_cwd(tmp_path: Path) -> None:
+    assert sqlite_path("sqlite:///data/rk.sqlite3") == tmp_path / "data" / "rk.sqlite3"
+    assert sqlite_path(f"sqlite:///{tmp_path}/a.sqlite3") == tmp_path / "a.sqlite3"
+
+
+def test_postgres_dsn_gives_postgres_engine() -> None:
+    engine = engine_for("postgresql://rk:pw@127.0.0.1:5432/rk")
+    assert engine.engine_type == "postgres"
+    assert engine_for("postgres://rk@db.example/rk").engine_type == "postgres"
+
+
+@pytest.mark.parametrize(
+    ("dsn", "expected"),
+    [
+        ("mysql://root:hunter2@db/rk", "scheme 'mysql' is not supported"),
+        ("hunter2-not-a-dsn", "has no scheme"),
+        ("sqlite:///:memory:", "needs a file path"),
+        ("sqlite://", "must start with sqlite:///"),
+        ("postgresql://u:hunter2@host:notaport/rk", "bad PostgreSQL DSN"),
+        ("postgresql://u:hunter2@host:5432", "names no database"),
+    ],
+)
+def test_bad_dsn_is_one_line_config_error_without_password(dsn: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        engine_for(dsn)
+    message = str(caught.value)
+    assert expected in message
+    assert "\n" not in message
+    assert "hunter2" not in message
+
+
+def test_redact_dsn() -> None:
+    assert redact_dsn("postgresql://rk:s3cr3t@h:5432/db") == "postgresql://rk:***@h:5432/db"
+    assert redact_dsn("postgresql://rk@h/db") == "postgresql://rk@h/db"
+    assert redact_dsn("sqlite:////tmp/x.sqlite3") == "sqlite:////tmp/x.sqlite3"
