@@ -1,0 +1,180 @@
+"""One-shot crawls: ``rk spider <source> …`` for every registered source, no task queue.
+
+``-d`` prints each ShowIngest as one line of JSON on stdout (progress and logs go to
+stderr) and reports nothing, so it works with no backend and no config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import Annotated
+
+import msgspec
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from rk.cli.common import ConfigOption, fail, settings_from
+from rk.core.config import Settings
+from rk.core.crawler import CrawlStats, crawl
+from rk.core.errors import RkError, SourceError
+from rk.core.sources import BrandTarget, Source, source_registry
+from rk.core.wire import ShowIngest
+
+DebugOption = Annotated[
+    bool, typer.Option("--debug", "-d", help="Print ShowIngest JSON Lines; report nothing.")
+]
+
+
+def add_oneshot_commands(app: typer.Typer) -> None:
+    """One command per registered source (a plugin conflict shows up in ``rk plugins``)."""
+    try:
+        registry = source_registry()
+    except RkError:
+        return
+    for name in registry.names():
+        cls = registry.get(name)
+        command = _brand_command(cls) if cls.needs_brand else _listing_command(cls)
+        app.command(name, help=f"Crawl {name} once (no task queue).")(command)
+
+
+def _brand_command(cls: type[Source]) -> Callable[..., None]:
+    def command(
+        brand_id: Annotated[
+            int | None, typer.Option("--brand-id", "-b", min=1, help="Brand id in the backend.")
+        ] = None,
+        name: Annotated[
+            str | None, typer.Option("--name", help="Designer name (no backend).")
+        ] = None,
+        slug: Annotated[
+            str | None, typer.Option("--slug", help=f"{cls.name} slug (no backend).")
+        ] = None,
+        max_shows: Annotated[
+            int, typer.Option("--max-shows", "-s", min=0, help="Newest N shows (0 = all).")
+        ] = 0,
+        debug: DebugOption = False,
+        config: ConfigOption = None,
+    ) -> None:
+        if brand_id is None and not (name or slug):
+            fail("say which brand: -b <brand id in the backend>, or --name / --slug")
+        settings = settings_from(config)
+        run = _run(settings, cls, max_shows, debug, brand_id=brand_id, name=name, slug=slug)
+        raise typer.Exit(asyncio.run(run))
+
+    return command
+
+
+def _listing_command(cls: type[Source]) -> Callable[..., None]:
+    def command(
+        limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Newest N posts.")] = 10,
+        debug: DebugOption = False,
+        config: ConfigOption = None,
+    ) -> None:
+        settings = settings_from(config)
+        raise typer.Exit(asyncio.run(_run(settings, cls, limit, debug)))
+
+    return command
+
+
+async def _run(
+    settings: Settings,
+    cls: type[Source],
+    limit: int,
+    debug: bool,
+    *,
+    brand_id: int | None = None,
+    name: str | None = None,
+    slug: str | None = None,
+) -> int:
+    from rk.core.client import BackendClient, require_ingest
+    from rk.core.http import polite_client
+
+    needs_backend = not debug or brand_id is not None
+    try:
+        if needs_backend:
+            require_ingest(settings)
+    except RkError as exc:
+        fail(str(exc))
+    client = BackendClient.from_settings(settings) if needs_backend else None
+    async with polite_client(settings.spider) as http:
+        try:
+            brand = await _brand(client, cls, brand_id, name, slug)
+            stats = await _crawl(settings, cls, http, client, brand, limit, debug)
+        except SourceError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            return 1
+        except RkError as exc:
+            fail(str(exc))
+        finally:
+            if client is not None:
+                await client.aclose()
+    typer.echo(stats.summary(), err=True)
+    return 0
+
+
+async def _brand(
+    client: object, cls: type[Source], brand_id: int | None, name: str | None, slug: str | None
+) -> BrandTarget | None:
+    if not cls.needs_brand:
+        return None
+    if brand_id is not None:
+        info = await client.brand(brand_id)  # type: ignore[attr-defined]
+        return BrandTarget(
+            id=info.id, uid=info.uid, name=info.name, slug=slug or info.slugs.get(cls.name, "")
+        )
+    return BrandTarget(name=name or slug or "", slug=slug or "")
+
+
+async def _crawl(
+    settings: Settings,
+    cls: type[Source],
+    http: object,
+    client: object,
+    brand: BrandTarget | None,
+    limit: int,
+    debug: bool,
+) -> CrawlStats:
+    source = cls(http, settings.sources.get(cls.name, {}))  # type: ignore[arg-type]
+    uploader = None
+    if debug:
+
+        async def sink(show: ShowIngest) -> None:
+            sys.stdout.write(msgspec.json.encode(show).decode() + "\n")
+            sys.stdout.flush()
+
+    else:
+        from rk.core.client import retry_backend
+
+        async def sink(show: ShowIngest) -> None:
+            await retry_backend(lambda: client.ingest(show))  # type: ignore[attr-defined]
+
+        if settings.media.upload:
+            from rk.core.media_upload import MediaUploader
+
+            uploader = MediaUploader(client, http, settings)  # type: ignore[arg-type]
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        disable=not console.is_terminal,
+        transient=True,
+    ) as bar:
+        shows = bar.add_task("shows", total=None)
+        images = bar.add_task("images", total=None)
+
+        def progress(event: str, amount: int) -> None:
+            if event == "listed":
+                bar.update(shows, total=amount)
+            elif event == "show":
+                bar.advance(shows, amount)
+            else:
+                bar.advance(images, amount)
+
+        return await crawl(
+            source, brand, limit or None, sink, uploader=uploader, concurrency=5, progress=progress
+        )

@@ -1,0 +1,143 @@
+"""Crawl one brand (or one listing of posts): list → fetch → upload media → hand to a sink.
+
+Shared by ``rk spider serve`` (the sink POSTs to the backend) and the one-shot commands
+(the sink may print JSON Lines instead). One show failing never stops the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+import httpx
+import msgspec
+from msgspec import Struct
+
+from rk.core.client import BackendRejected
+from rk.core.errors import ShowSkipped, SourceError
+from rk.core.sources import BrandTarget, ShowSummary, Source
+from rk.core.wire import BrandRef, ShowIngest
+
+log = logging.getLogger("rk.crawl")
+
+ShowSink = Callable[[ShowIngest], Awaitable[None]]
+
+
+class CrawlStats(Struct, kw_only=True):
+    """Running totals of one crawl, for progress bars, logs and the task result."""
+
+    listed: int = 0
+    shows: int = 0
+    skipped: int = 0
+    failed: int = 0
+    images: int = 0
+    uploaded: int = 0
+    fell_back: int = 0
+    image_failures: int = 0
+    errors: list[str] = []
+
+    def add(self, other: CrawlStats) -> None:
+        """Accumulate another crawl's totals into this one."""
+        for field in self.__struct_fields__:
+            value = getattr(other, field)
+            setattr(self, field, getattr(self, field) + value)
+
+    def summary(self) -> str:
+        """The one-line sum-up printed at the end of a crawl."""
+        return (
+            f"shows {self.shows} submitted ({self.skipped} skipped, {self.failed} failed), "
+            f"images {self.images}: {self.uploaded} uploaded, {self.fell_back} fallen back "
+            f"to URL, {self.image_failures} failed"
+        )
+
+
+class ShowUploader(Protocol):
+    """What the crawler needs from direct media upload (``core.media_upload``)."""
+
+    async def upload_show(self, show: ShowIngest, kind: str) -> tuple[ShowIngest, object]:
+        """The show with keys filled in where upload worked, and upload counts."""
+        ...
+
+
+Progress = Callable[[str, int], None]
+
+
+def _no_progress(event: str, amount: int) -> None:
+    """Default progress callback: nothing to show."""
+
+
+def with_brand(show: ShowIngest, brand: BrandTarget | None) -> ShowIngest:
+    """The show carrying the backend's brand uid and name (the backend resolves by uid)."""
+    if brand is None or not brand.uid:
+        return show
+    return msgspec.structs.replace(show, brand=BrandRef(uid=brand.uid, name=brand.name))
+
+
+async def crawl(
+    source: Source,
+    brand: BrandTarget | None,
+    limit: int | None,
+    sink: ShowSink,
+    *,
+    uploader: ShowUploader | None = None,
+    concurrency: int = 5,
+    progress: Progress = _no_progress,
+) -> CrawlStats:
+    """Crawl the newest ``limit`` shows (None or 0 = all); return what happened.
+
+    Listing errors propagate (the whole crawl failed); per-show errors, and shows the
+    backend refused, are counted and logged; any other error raised by ``sink`` propagates
+    so nothing is silently lost.
+    """
+    stats = CrawlStats()
+    shows = await source.list_shows(brand, limit or None)
+    if limit:
+        shows = shows[:limit]
+    stats.listed = len(shows)
+    progress("listed", len(shows))
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(summary: ShowSummary) -> None:
+        async with gate:
+            show = await _fetch(source, summary, brand, stats)
+            if show is None:
+                progress("show", 1)
+                return
+            stats.images += len(show.images())
+            if uploader is not None:
+                show, counts = await uploader.upload_show(show, source.kind)
+                stats.uploaded += int(getattr(counts, "uploaded", 0))
+                stats.fell_back += int(getattr(counts, "fell_back", 0))
+                stats.image_failures += int(getattr(counts, "failed", 0))
+            progress("images", len(show.images()))
+        try:
+            await sink(show)
+        except BackendRejected as exc:
+            stats.failed += 1
+            stats.errors.append(f"{show.show_key}: backend refused it: {exc}")
+            log.warning("backend refused %s: %s", show.show_key, exc)
+        else:
+            stats.shows += 1
+        progress("show", 1)
+
+    await asyncio.gather(*(one(summary) for summary in shows))
+    return stats
+
+
+async def _fetch(
+    source: Source, summary: ShowSummary, brand: BrandTarget | None, stats: CrawlStats
+) -> ShowIngest | None:
+    """One show, or None (counted and logged) when it is skipped or broken."""
+    try:
+        return with_brand(await source.fetch_show(summary, brand), brand)
+    except ShowSkipped as exc:
+        stats.skipped += 1
+        log.info("skipped %s: %s", summary.url, exc)
+    except (SourceError, httpx.HTTPError, ValueError) as exc:
+        stats.failed += 1
+        reason = f"{summary.url}: {type(exc).__name__}: {exc}".splitlines()[0]
+        stats.errors.append(reason)
+        log.warning("show failed: %s", reason)
+    return None

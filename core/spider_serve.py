@@ -1,0 +1,195 @@
+"""``rk spider serve``: claim crawl tasks from the backend, crawl them, report the results.
+
+``workers`` loops run at once, each crawling one brand; the first SIGINT/SIGTERM stops
+claiming and lets the brands in hand finish and be reported; a second aborts at once and
+leaves the in-hand tasks to their lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import time
+from collections.abc import Callable
+
+import httpx
+
+from rk.core.client import BackendClient, BackendUnavailable, TaskLost, retry_backend
+from rk.core.crawler import CrawlStats, crawl
+from rk.core.sources import BrandTarget, Source
+from rk.core.wire import CrawlResult, CrawlTask, ShowIngest
+
+log = logging.getLogger("rk.spider")
+
+
+def worker_ids(count: int) -> list[str]:
+    """``<host>-<pid>-<n>`` for each worker loop."""
+    host = socket.gethostname().split(".")[0]
+    return [f"{host}-{os.getpid()}-{n}" for n in range(count)]
+
+
+class SpiderServer:
+    """The serve loop for one source."""
+
+    def __init__(
+        self,
+        client: BackendClient,
+        http: httpx.AsyncClient,
+        source_cls: type[Source],
+        source_options: dict[str, object],
+        *,
+        workers: int,
+        interval_s: float,
+        max_concurrency: int,
+        uploader: object | None = None,
+        heartbeat_s: float = 60.0,
+    ) -> None:
+        self.client = client
+        self.http = http
+        self.source_cls = source_cls
+        self.source_options = source_options
+        self.workers = workers
+        self.interval_s = interval_s
+        self.max_concurrency = max_concurrency
+        self.uploader = uploader
+        self.heartbeat_s = heartbeat_s
+        self.stopping = asyncio.Event()
+        self.completed: list[tuple[int, CrawlResult]] = []
+
+    def install_signals(self, loop: asyncio.AbstractEventLoop, abort: Callable[[], None]) -> None:
+        """First SIGINT/SIGTERM: stop claiming; second: ``abort()``."""
+
+        def on_signal(signum: int) -> None:
+            if self.stopping.is_set():
+                log.warning("[serve] second signal: aborting; in-hand tasks return on lease")
+                abort()
+                return
+            log.warning(
+                "[serve] %s: no new tasks; finishing the brands in hand",
+                signal.Signals(signum).name,
+            )
+            self.stopping.set()
+
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, on_signal, signum)
+
+    async def run(self) -> None:
+        """Run every worker loop until a stop is asked and the in-hand tasks are reported."""
+        await asyncio.gather(*(self._loop(worker) for worker in worker_ids(self.workers)))
+
+    async def _loop(self, worker: str) -> None:
+        source = self.source_cls.name
+        while not self.stopping.is_set():
+            task = await self._claim(worker, source)
+            if task is None:
+                await self._idle()
+                continue
+            await self._run_task(worker, task)
+
+    async def _claim(self, worker: str, source: str) -> CrawlTask | None:
+        """Claim one task, retrying while the backend is down; None when idle or stopping."""
+        claim = asyncio.create_task(
+            retry_backend(lambda: self.client.claim(worker, source), what=f"{worker} claim")
+        )
+        stop = asyncio.create_task(self.stopping.wait())
+        await asyncio.wait({claim, stop}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if not claim.done():
+            claim.cancel()
+            return None
+        return claim.result()
+
+    async def _idle(self) -> None:
+        """Sleep the poll interval, waking at once when a stop is asked."""
+        try:
+            await asyncio.wait_for(self.stopping.wait(), timeout=self.interval_s)
+        except TimeoutError:
+            return
+
+    async def _run_task(self, worker: str, task: CrawlTask) -> None:
+        log.info(
+            "[serve] %s claimed task=%d brand=%s (uid=%s) max_shows=%d",
+            worker,
+            task.id,
+            task.brand_name,
+            task.brand_uid,
+            task.max_shows,
+        )
+        started = time.monotonic()
+        brand = BrandTarget(
+            id=task.brand_id, uid=task.brand_uid, name=task.brand_name, slug=task.slug
+        )
+        crawl_job = asyncio.create_task(self._crawl(brand, task.max_shows))
+        beat = asyncio.create_task(self._heartbeat(worker, task.id, crawl_job))
+        try:
+            stats = await crawl_job
+            result = CrawlResult(
+                worker=worker,
+                status="done",
+                shows_submitted=stats.shows,
+                error="; ".join(stats.errors)[:2000],
+            )
+        except asyncio.CancelledError:
+            if not crawl_job.cancelled():
+                raise
+            log.warning("[serve] %s task %d: lease lost; another worker has it", worker, task.id)
+            return
+        except Exception as exc:
+            log.exception("[serve] %s task %d failed", worker, task.id)
+            result = CrawlResult(
+                worker=worker, status="failed", error=f"{type(exc).__name__}: {exc}"[:2000]
+            )
+        finally:
+            beat.cancel()
+        await self._report(worker, task, result, time.monotonic() - started)
+
+    async def _crawl(self, brand: BrandTarget, max_shows: int) -> CrawlStats:
+        source = self.source_cls(self.http, self.source_options)
+
+        async def submit(show: ShowIngest) -> None:
+            await retry_backend(lambda: self.client.ingest(show), what="ingest")
+
+        return await crawl(
+            source,
+            brand if source.needs_brand else None,
+            max_shows or None,
+            submit,
+            uploader=self.uploader,  # type: ignore[arg-type]
+            concurrency=self.max_concurrency,
+        )
+
+    async def _heartbeat(
+        self, worker: str, task_id: int, crawl_job: asyncio.Task[CrawlStats]
+    ) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_s)
+            try:
+                await self.client.heartbeat(task_id, worker)
+            except TaskLost:
+                crawl_job.cancel()
+                return
+            except BackendUnavailable as exc:
+                log.warning("[serve] %s heartbeat for task %d failed: %s", worker, task_id, exc)
+
+    async def _report(
+        self, worker: str, task: CrawlTask, result: CrawlResult, elapsed_s: float
+    ) -> None:
+        try:
+            await retry_backend(lambda: self.client.report(task.id, result), what="result")
+        except TaskLost:
+            log.warning(
+                "[serve] %s task %d: result refused, the lease had expired", worker, task.id
+            )
+            return
+        self.completed.append((task.id, result))
+        log.info(
+            "[serve] %s task %d done: status=%s submitted %d shows in %.0fs",
+            worker,
+            task.id,
+            result.status,
+            result.shows_submitted,
+            elapsed_s,
+        )
