@@ -1,0 +1,194 @@
+"""A stand-in backend on 127.0.0.1 that verifies signatures and answers like DESIGN.md says.
+
+It lets the client's tests run without the real backend (built separately in
+``rk.server``): every ``/admin/internal/*`` request is checked with ``rk.core.signing.verify``
+against the raw request target (path plus query), bodies are decoded strictly with the
+wire Structs, and answers are wire Structs. ``/put/<key>`` plays a presigned storage URL.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import msgspec
+import pytest
+
+from rk.core.errors import SignatureError
+from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from rk.core.wire import (
+    BrandInfo,
+    CrawlClaim,
+    CrawlHeartbeat,
+    CrawlResult,
+    CrawlTask,
+    EmbeddingSubmit,
+    EmbeddingSubmitted,
+    ErrorBody,
+    IngestAccepted,
+    PendingEmbeddings,
+    PendingImage,
+    ShowIngest,
+    UploadUrl,
+    UploadUrlRequest,
+    decode_error_line,
+)
+
+SECRET = "stand-in-secret"
+PREFIX = "/admin/internal/"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request as the stand-in received it (``target`` is path plus query)."""
+
+    method: str
+    target: str
+    body: bytes
+
+
+@dataclass
+class StandInBackend:
+    """State the tests script and inspect."""
+
+    port: int = 0
+    tasks: list[CrawlTask] = field(default_factory=list)
+    held: dict[int, str] = field(default_factory=dict)
+    results: dict[int, CrawlResult] = field(default_factory=dict)
+    shows: list[ShowIngest] = field(default_factory=list)
+    objects: dict[str, bytes] = field(default_factory=dict)
+    brands: dict[int, BrandInfo] = field(default_factory=dict)
+    forced: dict[str, list[tuple[int, bytes]]] = field(default_factory=dict)
+    seen: list[Seen] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}{PREFIX}ingest"
+
+    def force(self, name: str, *answers: tuple[int, bytes]) -> None:
+        """Answer the next requests to endpoint ``name`` with ``answers``, then normally."""
+        self.forced[PREFIX + name] = list(answers)
+
+    def answer(self, method: str, path: str, query: dict[str, list[str]], body: bytes) -> Any:
+        """``(status, Struct | None)`` for a verified request."""
+        forced = self.forced.get(path)
+        if forced:
+            return forced.pop(0)
+        name = path.removeprefix(PREFIX)
+        parts = name.split("/")
+        if (method, name) == ("POST", "ingest"):
+            self.shows.append(msgspec.json.decode(body, type=ShowIngest))
+            return 202, IngestAccepted(job_id=len(self.shows))
+        if (method, name) == ("POST", "upload-url"):
+            req = msgspec.json.decode(body, type=UploadUrlRequest)
+            return 200, UploadUrl(
+                url=f"http://127.0.0.1:{self.port}/put/{req.key}",
+                headers={"Content-Type": req.content_type},
+                expires_at=int(time.time()) + 900,
+            )
+        if (method, name) == ("POST", "crawl/tasks"):
+            claim = msgspec.json.decode(body, type=CrawlClaim)
+            for task in self.tasks:
+                if task.source == claim.source:
+                    self.tasks.remove(task)
+                    self.held[task.id] = claim.worker
+                    return 200, task
+            return 204, None
+        if method == "POST" and parts[:2] == ["crawl", "tasks"] and len(parts) == 4:
+            task_id = int(parts[2])
+            kind = {"heartbeat": CrawlHeartbeat, "result": CrawlResult}[parts[3]]
+            msg = msgspec.json.decode(body, type=kind)
+            if self.held.get(task_id) != msg.worker:
+                return 409, ErrorBody(error=f"task {task_id} is not held by {msg.worker}")
+            if isinstance(msg, CrawlResult):
+                self.results[task_id] = msg
+            return 200, None
+        if (method, name) == ("GET", "embeddings/pending"):
+            limit = int(query["limit"][0])
+            items = [PendingImage(image_id=i, url=f"http://img/{i}.jpg") for i in range(1, 6)]
+            return 200, PendingEmbeddings(items=items[:limit], remaining=max(0, 5 - limit))
+        if (method, name) == ("POST", "embeddings"):
+            submit = msgspec.json.decode(body, type=EmbeddingSubmit)
+            return 200, EmbeddingSubmitted(saved=len(submit.items), failed=len(submit.failures))
+        if method == "GET" and parts[0] == "brands" and len(parts) == 2:
+            brand = self.brands.get(int(parts[1]))
+            if brand is None:
+                return 404, ErrorBody(error=f"brand {parts[1]} does not exist")
+            return 200, brand
+        return 404, ErrorBody(error=f"no route {method} {path}")
+
+
+def _handler(state: StandInBackend) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _reply(self, status: int, payload: Any) -> None:
+            if isinstance(payload, bytes):
+                body = payload
+            else:
+                body = b"" if payload is None else msgspec.json.encode(payload)
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _serve(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            with state.lock:
+                state.seen.append(Seen(self.command, self.path, body))
+            url = urlsplit(self.path)
+            if self.command == "PUT" and url.path.startswith("/put/"):
+                with state.lock:
+                    state.objects[url.path.removeprefix("/put/")] = body
+                self._reply(200, None)
+                return
+            try:
+                verify(
+                    SECRET,
+                    self.command,
+                    self.path,
+                    self.headers.get(TIMESTAMP_HEADER),
+                    self.headers.get(SIGNATURE_HEADER),
+                    body,
+                )
+            except SignatureError as exc:
+                self._reply(401, ErrorBody(error=str(exc)))
+                return
+            try:
+                with state.lock:
+                    status, payload = state.answer(
+                        self.command, url.path, parse_qs(url.query), body
+                    )
+            except (msgspec.DecodeError, msgspec.ValidationError) as err:
+                status, payload = 422, ErrorBody(error=decode_error_line(err))
+            self._reply(status, payload)
+
+        do_GET = do_POST = do_PUT = _serve
+
+        def log_message(self, format: str, *args: object) -> None:
+            """Quiet: tests read ``state.seen`` instead."""
+
+    return Handler
+
+
+@pytest.fixture
+def backend() -> Iterator[StandInBackend]:
+    """A signature-verifying stand-in backend on an ephemeral 127.0.0.1 port."""
+    state = StandInBackend()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd.daemon_threads = True
+    state.port = httpd.server_address[1]
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
