@@ -214,3 +214,21 @@ class ErrorBody(Outbound, kw_only=True):
 def decode_error_line(err: msgspec.DecodeError | msgspec.ValidationError) -> str:
     """One operator-readable line for a msgspec decode or validation error."""
     return str(err).splitlines()[0]
+
+
+# ---------------------------------------------------------------- vision service (worker ⇄ GPU box)
+
+
+class VisionEmbedRequest(Inbound, kw_only=True):
+    """``POST /embed`` on ``rk vision serve``: base64 image bytes (the predecessor's shape)."""
+
+    images: Annotated[list[str], Meta(max_length=4096)]
+
+
+class VisionEmbedResponse(Outbound, kw_only=True):
+    """Unit vectors for the decodable images: ``vectors[i]`` belongs to ``images[indexes[i]]``."""
+
+    dim: int
+    vectors: list[list[float]]
+    indexes: list[int]
+    skipped: list[int]
