@@ -1,0 +1,136 @@
+"""make_thumbnail: sizes, orientation, colour modes, transparency and undecodable input."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from rk.core.thumbs import make_thumbnail
+
+
+def encode(img: Image.Image, fmt: str, **params: object) -> bytes:
+    out = io.BytesIO()
+    img.save(out, fmt, **params)
+    return out.getvalue()
+
+
+def halves(size: tuple[int, int], left: str, right: str, mode: str = "RGB") -> Image.Image:
+    """An image whose left half is ``left`` and right half ``right``."""
+    img = Image.new(mode, size, left)
+    img.paste(Image.new(mode, (size[0] // 2, size[1]), right), (size[0] // 2, 0))
+    return img
+
+
+def open_thumb(data: bytes | None) -> Image.Image:
+    assert data is not None
+    img = Image.open(io.BytesIO(data))
+    assert img.format == "JPEG"
+    assert img.mode == "RGB"
+    return img
+
+
+def near(pixel: tuple[int, ...], colour: tuple[int, int, int], tol: int = 24) -> bool:
+    return all(abs(a - b) <= tol for a, b in zip(pixel, colour, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [
+        ((1000, 600), (427, 256)),
+        ((600, 1000), (256, 427)),
+        ((1280, 1920), (256, 384)),
+        ((4000, 6000), (256, 384)),
+        ((256, 900), (256, 900)),
+        ((120, 80), (120, 80)),
+    ],
+)
+def test_shortest_side_is_the_target_and_never_upscaled(
+    size: tuple[int, int], expected: tuple[int, int]
+) -> None:
+    data = encode(Image.new("RGB", size, (200, 30, 30)), "JPEG", quality=90)
+    thumb = open_thumb(make_thumbnail(data, 256))
+    assert thumb.size == expected
+    assert near(thumb.getpixel((thumb.width // 2, thumb.height // 2)), (200, 30, 30))
+
+
+def test_other_target_size() -> None:
+    data = encode(Image.new("RGB", (900, 1200), "white"), "JPEG")
+    assert open_thumb(make_thumbnail(data, 100)).size == (100, 133)
+
+
+def test_draft_decoded_jpeg_keeps_its_content() -> None:
+    # 3000x2000 scales by 1/8 in draft mode only if the result stays >= 256: content intact.
+    data = encode(halves((3000, 2000), "red", "blue"), "JPEG", quality=90)
+    thumb = open_thumb(make_thumbnail(data, 256))
+    assert thumb.size == (384, 256)
+    assert near(thumb.getpixel((40, 128)), (255, 0, 0), tol=40)
+    assert near(thumb.getpixel((340, 128)), (0, 0, 255), tol=40)
+
+
+def test_exif_orientation_is_applied() -> None:
+    # Stored landscape, left red / right blue; orientation 6 = display rotated 90° clockwise,
+    # so the viewer sees a portrait image with red on top.
+    img = halves((800, 600), "red", "blue")
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    thumb = open_thumb(make_thumbnail(encode(img, "JPEG", exif=exif.tobytes()), 256))
+    assert thumb.size == (256, 341)
+    assert near(thumb.getpixel((128, 40)), (255, 0, 0), tol=40)
+    assert near(thumb.getpixel((128, 300)), (0, 0, 255), tol=40)
+
+
+def test_cmyk_jpeg_becomes_rgb() -> None:
+    cmyk = Image.new("CMYK", (600, 400), (0, 255, 255, 0))  # pure red in CMYK
+    thumb = open_thumb(make_thumbnail(encode(cmyk, "JPEG", quality=95), 256))
+    assert thumb.size == (384, 256)
+    assert near(thumb.getpixel((192, 128)), (255, 0, 0), tol=40)
+
+
+def test_png_with_alpha_is_flattened_onto_white() -> None:
+    img = Image.new("RGBA", (600, 400), (0, 0, 0, 0))
+    img.paste(Image.new("RGBA", (300, 400), (0, 128, 0, 255)), (0, 0))
+    thumb = open_thumb(make_thumbnail(encode(img, "PNG"), 256))
+    assert thumb.size == (384, 256)
+    assert near(thumb.getpixel((60, 128)), (0, 128, 0))
+    assert near(thumb.getpixel((320, 128)), (255, 255, 255))
+
+
+def test_palette_png_with_transparency() -> None:
+    img = Image.new("P", (400, 400), 0)
+    img.putpalette([0, 0, 0, 10, 20, 200] + [0] * 762)
+    img.paste(1, (0, 0, 200, 400))
+    thumb = open_thumb(make_thumbnail(encode(img, "PNG", transparency=0), 256))
+    assert near(thumb.getpixel((50, 128)), (10, 20, 200))
+    assert near(thumb.getpixel((200, 128)), (255, 255, 255))
+
+
+@pytest.mark.parametrize("mode", ["L", "I;16", "1"])
+def test_other_modes_become_rgb(mode: str) -> None:
+    img = Image.new(mode, (500, 300))
+    open_thumb(make_thumbnail(encode(img, "PNG"), 256))
+
+
+def test_webp_and_gif() -> None:
+    webp = encode(Image.new("RGB", (640, 480), "navy"), "WEBP")
+    gif = encode(Image.new("P", (640, 480), 3), "GIF")
+    assert open_thumb(make_thumbnail(webp, 256)).size == (341, 256)
+    assert open_thumb(make_thumbnail(gif, 256)).size == (341, 256)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"<html>not an image</html>",
+        b"\xff\xd8\xff\xe0" + b"\x00" * 64,
+    ],
+)
+def test_undecodable_is_none(data: bytes) -> None:
+    assert make_thumbnail(data, 256) is None
+
+
+def test_truncated_jpeg_is_none() -> None:
+    data = encode(Image.new("RGB", (800, 600), "red"), "JPEG")
+    assert make_thumbnail(data[: len(data) // 2], 256) is None
