@@ -49,7 +49,7 @@ def _brand_command(cls: type[Source]) -> Callable[..., None]:
             str | None, typer.Option("--name", help="Designer name (no backend).")
         ] = None,
         slug: Annotated[
-            str | None, typer.Option("--slug", help=f"{cls.name} slug (no backend).")
+            str | None, typer.Option("--slug", help="The source's designer slug (no backend).")
         ] = None,
         max_shows: Annotated[
             int, typer.Option("--max-shows", "-s", min=0, help="Newest N shows (0 = all).")

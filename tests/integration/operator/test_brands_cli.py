@@ -1,0 +1,57 @@
+"""``rk brands add|list|import`` against a real database, through the installed console script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.cli import rk
+
+
+@pytest.fixture
+def db_env(any_dsn: str) -> dict[str, str]:
+    """Point every rk command of the test at the database under test."""
+    return {"RK_DATABASE": any_dsn}
+
+
+def test_add_list_import(db_env: dict[str, str], tmp_path: Path) -> None:
+    added = rk("brands", "add", "Acne Studios", "--slug", "vogue=acne-studios", env=db_env)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.startswith("added: id=1 uid=")
+    again = rk("brands", "add", "  Acne   Studios ", env=db_env)
+    assert again.stdout.startswith("exists: id=1 ")
+
+    listing = tmp_path / "brands.txt"
+    listing.write_text(
+        "# invented brands\nKestrel & Vine | vogue=kestrel-vine\nAlaïa\n\n | vogue=x\n"
+        "Maison Aurèle | vogue\nAcne Studios\n"
+    )
+    imported = rk("brands", "import", str(listing), env=db_env)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.strip() == "imported 2 brands, 1 already present, 2 bad lines"
+    assert "skipped line 5: brand name is empty" in imported.stderr
+    assert "skipped line 6: slug 'vogue' must look like source=slug" in imported.stderr
+
+    rows = rk("brands", "list", env=db_env).stdout.splitlines()
+    assert [row.split()[2] for row in rows] == ["Acne", "Alaïa", "Kestrel"]
+    assert rows[0].endswith("vogue=acne-studios")
+    only_k = rk("brands", "list", "--prefix", "k", env=db_env).stdout.splitlines()
+    assert len(only_k) == 1
+    assert "Kestrel & Vine" in only_k[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["brands", "add", "   "], "error: brand name is empty"),
+        (["brands", "add", "X", "--slug", "noequals"], "must look like source=slug"),
+        (["brands", "add", "x" * 201], "longer than 200 characters"),
+        (["brands", "import", "/nonexistent/file.txt"], "cannot read"),
+    ],
+)
+def test_bad_input_exits_2(db_env: dict[str, str], args: list[str], message: str) -> None:
+    result = rk(*args, env=db_env)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert rk("brands", "list", env=db_env).stdout == ""
