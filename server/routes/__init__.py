@@ -1,0 +1,36 @@
+"""rk.server.routes: one Litestar controller per resource (media, internal API, admin, public).
+
+``all_routes`` is the one list ``create_app`` mounts. A new spider-facing module adds its
+controller to ``internal_handlers`` (signed, strict bodies, size-limited); anything else
+goes straight into ``all_routes``.
+"""
+
+from __future__ import annotations
+
+from litestar import Router
+from litestar.types import ControllerRouterHandler
+
+from rk.core.config import Settings
+from rk.server.auth import hmac_guard
+from rk.server.requests import StrictRequest
+from rk.server.routes.internal import InternalController
+from rk.server.routes.media import media_routes
+
+INTERNAL_PREFIX = "/admin/internal"
+
+
+def internal_handlers() -> list[ControllerRouterHandler]:
+    """The controllers under ``/admin/internal`` (HMAC-signed spider API)."""
+    return [InternalController]
+
+
+def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
+    """Every route of the backend."""
+    internal = Router(
+        INTERNAL_PREFIX,
+        route_handlers=internal_handlers(),
+        guards=[hmac_guard],
+        request_class=StrictRequest,
+        request_max_body_size=settings.server.max_body_bytes,
+    )
+    return [internal, *media_routes()]
