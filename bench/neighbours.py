@@ -1,0 +1,135 @@
+"""Neighbours placement: seconds to place 100 new 512-d vectors among N existing ones.
+
+For each N, in the same run:
+
+- ``floor``: one numpy matrix product of the same shapes, ``new @ existing.T``
+  (100 x 512 times 512 x N, float32) — the least any exact method must spend;
+- ``place``: ``rk.server.services.neighbours.Placement`` fed the existing vectors in
+  blocks of ``--block`` rows, as the neighbours job streams them from the database:
+  exact top-K of every new vector plus the reverse candidates for existing lists.
+
+Times are the best of ``--repeat`` interleaved runs. Memory is the peak of numpy
+allocations (tracemalloc) made by each step, not counting the existing matrix itself,
+which stands in for the database. The existing lists' thresholds are the median exact
+K-th score of 64 sampled existing vectors (computed before timing), so the reverse side
+sees a realistic number of candidates.
+
+    .venv/bin/python bench/neighbours.py [--sizes 100000,1000000] [--new 100] [--dim 512]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+
+from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement, normalised
+
+MiB = 1024 * 1024
+
+
+def measure(step: Callable[[], object]) -> tuple[float, float]:
+    """(seconds, peak MiB of new allocations) of one call."""
+    gc.collect()
+    tracemalloc.start()
+    start = time.perf_counter()
+    step()
+    seconds = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return seconds, peak / MiB
+
+
+def existing_vectors(count: int, dim: int, seed: int) -> np.ndarray:
+    """``count`` unit vectors, made in chunks so the float64 temporaries stay small."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((count, dim), dtype=np.float32)
+    for lo in range(0, count, 65536):
+        hi = min(count, lo + 65536)
+        out[lo:hi] = normalised(rng.standard_normal((hi - lo, dim), dtype=np.float32))
+    return out
+
+
+def typical_threshold(base: np.ndarray, k: int, seed: int) -> float:
+    """The median exact K-th best score of 64 sampled existing vectors."""
+    rng = np.random.default_rng(seed)
+    sample = base[rng.choice(len(base), 64, replace=False)]
+    scores = sample @ base.T
+    kth = np.partition(scores, -(k + 1), axis=1)[:, -(k + 1)]  # +1: each finds itself
+    return float(np.median(kth))
+
+
+def bench_size(count: int, new: int, dim: int, k: int, block: int, repeat: int) -> dict[str, float]:
+    """Figures for one size of the existing set."""
+    base = existing_vectors(count, dim, seed=count)
+    fresh = existing_vectors(new, dim, seed=count + 1)
+    fresh_ids = np.arange(count + 1, count + new + 1, dtype=np.int64)
+    base_ids = np.arange(1, count + 1, dtype=np.int64)
+    threshold = typical_threshold(base, k, seed=7)
+    thresholds = np.full(count, threshold, dtype=np.float32)
+
+    result: dict[str, Placement] = {}
+
+    def place() -> None:
+        placement = Placement(fresh_ids, fresh, k)
+        for lo in range(0, count, block):
+            hi = min(count, lo + block)
+            placement.add_block(base_ids[lo:hi], base[lo:hi], thresholds[lo:hi])
+        placement.add_block(fresh_ids, fresh, np.full(new, SKIP, dtype=np.float32))
+        placement.lists()
+        result["placement"] = placement
+
+    floors, places = [], []
+    for _ in range(repeat):  # interleaved, best of each: the machine is shared
+        floors.append(measure(lambda: fresh @ base.T))
+        places.append(measure(place))
+    floor_s, floor_mib = min(floors)
+    place_s, place_mib = min(places)
+    reverse = result["placement"].reverse()
+    return {
+        "floor_s": floor_s,
+        "floor_mib": floor_mib,
+        "place_s": place_s,
+        "place_mib": place_mib,
+        "lists_changed": float(len(reverse)),
+        "base_mib": base.nbytes / MiB,
+    }
+
+
+def main() -> None:
+    """Run the sizes asked for and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--new", type=int, default=100)
+    parser.add_argument("--dim", type=int, default=512)
+    parser.add_argument("-k", type=int, default=20)
+    parser.add_argument("--block", type=int, default=BLOCK_ROWS)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    print(
+        f"new={args.new} dim={args.dim} k={args.k} block={args.block} "
+        f"repeat={args.repeat} numpy={np.__version__} float32"
+    )
+    header = (
+        f"{'existing':>10} {'floor s':>8} {'place s':>8} {'ratio':>6} "
+        f"{'floor MiB':>10} {'place MiB':>10} {'lists changed':>14} {'vectors MiB':>12}"
+    )
+    print(header)
+    print("-" * len(header))
+    for count in sizes:
+        row = bench_size(count, args.new, args.dim, args.k, args.block, args.repeat)
+        print(
+            f"{count:>10,} {row['floor_s']:>8.2f} {row['place_s']:>8.2f} "
+            f"{row['place_s'] / row['floor_s']:>6.2f} {row['floor_mib']:>10.1f} "
+            f"{row['place_mib']:>10.1f} {int(row['lists_changed']):>14,} "
+            f"{row['base_mib']:>12.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
