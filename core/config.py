@@ -34,6 +34,7 @@ class ServerSettings(Section):
     public_url: str = ""
     max_body_bytes: int = 2 * MiB
     secret: str = ""
+    shutdown_grace_s: float = 20.0
 
 
 class IngestSettings(Section):
@@ -244,14 +245,30 @@ def load_settings(
         raise ConfigError(f"{label}: {key}: {expected}") from None
 
 
+URL_SECRETS = re.compile(
+    r"(?i)((?:secret_access_key|session_token|password|token)=)[^&]+|(://[^:/@]+:)[^@]+(@)"
+)
+
+
+def _mask_url(value: str) -> str:
+    """A URL or DSN with its password and secret query parameters replaced by ``***``."""
+
+    def hide(match: re.Match[str]) -> str:
+        return f"{match.group(1)}***" if match.group(1) else f"{match.group(2)}***@"
+
+    return URL_SECRETS.sub(hide, value)
+
+
 def masked(settings: Settings) -> dict[str, Any]:
-    """The settings as plain data with every secret replaced by ``***``."""
+    """The settings as plain data with every secret (keys, URL passwords) replaced by ``***``."""
 
     def mask(node: Any) -> Any:
         if isinstance(node, dict):
             return {k: ("***" if k in SECRET_KEYS and v else mask(v)) for k, v in node.items()}
         if isinstance(node, list):
             return [mask(v) for v in node]
+        if isinstance(node, str) and "://" in node:
+            return _mask_url(node)
         return node
 
     return mask(msgspec.to_builtins(settings))

@@ -94,3 +94,16 @@ def test_masked_hides_secrets(tmp_path: Path) -> None:
     assert shown["ingest"]["secret"] == "***"
     assert shown["server"]["secret"] == "***"
     assert "hunter2" not in repr(shown)
+
+
+def test_masked_hides_url_credentials(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "database: postgresql://rk:pa55@db:5432/rk\n"
+        "storage: s3://b/p?endpoint=http://s3&access_key_id=AK&secret_access_key=SK&region=x\n",
+    )
+    shown = masked(load_settings(path, environ={}))
+    assert shown["database"] == "postgresql://rk:***@db:5432/rk"
+    assert shown["storage"] == (
+        "s3://b/p?endpoint=http://s3&access_key_id=AK&secret_access_key=***&region=x"
+    )
