@@ -1,4 +1,9 @@
-"""The job-queue backend interface the server's queue engine drives (SQL lives in backends)."""
+"""The job-queue backend interface the server's queue engine drives (SQL lives in backends).
+
+Every state change after a claim is fenced by the claim itself: a backend only updates a
+job that is still ``processing`` with the ``attempts`` the claim gave it. A worker whose job
+was reclaimed after the stuck timeout therefore cannot finish it a second time.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from rk.core.registry import Registry
 
 
 class Job(Struct, frozen=True, kw_only=True):
-    """A claimed ingest job."""
+    """A claimed ingest job; ``attempts`` (counting this claim) is also the claim's fence."""
 
     id: int
     kind: str
@@ -22,34 +27,48 @@ class Job(Struct, frozen=True, kw_only=True):
 
 @runtime_checkable
 class QueueBackend(Protocol):
-    """Atomic operations on ``ingest_jobs`` for one database engine; policy lives in the engine."""
+    """Atomic operations on ``ingest_jobs`` for one database engine; policy lives in the engine.
+
+    Methods that finish a claim return False when the claim is no longer held (the job was
+    reclaimed or finished by someone else) and then change nothing.
+    """
 
     schemes: ClassVar[tuple[str, ...]]
 
     def __init__(self, dsn: str) -> None: ...
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
-        """Insert a pending job and return its id."""
+        """Insert a pending job, due now, and return its id."""
         ...
 
-    async def claim(self, now: int, stuck_before: int) -> Job | None:
-        """Atomically take the oldest claimable job (pending and due, or stuck), or None."""
+    async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
+        """Atomically take the claimable job that has been due longest, or None.
+
+        Claimable: pending with ``next_attempt_at <= now`` (due then), or processing with
+        ``locked_at < stuck_before`` and ``attempts < max_attempts`` (due at ``locked_at``
+        plus the stuck timeout, ``now - stuck_before``); ties go to the lower id. The claim
+        sets status processing, ``locked_at = now`` and ``attempts + 1``.
+        """
         ...
 
-    async def complete(self, job_id: int, outcome: str, note: str, now: int) -> None:
-        """Mark a processing job done with its outcome and note."""
+    async def lost(self, stuck_before: int, max_attempts: int, limit: int) -> list[Job]:
+        """Processing jobs past the stuck timeout that have no attempt left."""
         ...
 
-    async def retry(self, job_id: int, error: str, now: int, next_attempt_at: int) -> None:
-        """Put a processing job back to pending, due at ``next_attempt_at``."""
+    async def complete(self, job: Job, outcome: str, note: str, now: int) -> bool:
+        """Mark the claimed job done with its outcome and note."""
         ...
 
-    async def fail(self, job_id: int, error: str, now: int) -> None:
-        """Mark a processing job failed for good."""
+    async def retry(self, job: Job, error: str, now: int, next_attempt_at: int) -> bool:
+        """Put the claimed job back to pending, due at ``next_attempt_at``."""
         ...
 
-    async def release(self, job_id: int, now: int) -> None:
-        """Give a job back untouched (shutdown): pending, attempt not counted."""
+    async def fail(self, job: Job, error: str, now: int) -> bool:
+        """Mark the claimed job failed for good."""
+        ...
+
+    async def release(self, job: Job, now: int) -> bool:
+        """Give the claimed job back untouched (shutdown): pending, attempt not counted."""
         ...
 
     async def close(self) -> None:

@@ -1,0 +1,122 @@
+"""The ingest-queue policy: claim order, stuck reclaim, retry backoff and attempt limits.
+
+Backends (``postgres.py``, ``sqlite.py``) only run SQL; every decision and every timeout is
+here, taken from ``QueueSettings`` so tests can shrink them. Times are unix seconds from an
+injectable clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Literal, get_args
+
+import pluggy
+
+from rk.core.config import QueueSettings
+from rk.core.queues import Job, QueueBackend, get_queue_backend
+
+log = logging.getLogger(__name__)
+
+JobKind = Literal["crawl", "media_cleanup"]
+Outcome = Literal[
+    "created", "reused_rejected", "skipped_existing", "skipped_deleted", "cleaned", "noop"
+]
+FailResult = Literal["retrying", "failed", "lost"]
+KINDS: frozenset[str] = frozenset(get_args(JobKind))
+OUTCOMES: frozenset[str] = frozenset(get_args(Outcome))
+LOST_BATCH = 100
+
+
+def wall_clock() -> int:
+    """Now, in unix seconds."""
+    return int(time.time())
+
+
+class JobQueue:
+    """``ingest_jobs`` with rk's rules, over any registered backend."""
+
+    def __init__(
+        self,
+        backend: QueueBackend,
+        settings: QueueSettings,
+        clock: Callable[[], int] = wall_clock,
+    ) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.clock = clock
+        self._reaped_at: int | None = None
+
+    @classmethod
+    def from_dsn(
+        cls,
+        dsn: str,
+        settings: QueueSettings,
+        pm: pluggy.PluginManager | None = None,
+        clock: Callable[[], int] = wall_clock,
+    ) -> JobQueue:
+        """A queue on the backend registered for the DSN's scheme."""
+        return cls(get_queue_backend(dsn, pm)(dsn), settings, clock)
+
+    def backoff(self, attempts: int) -> int:
+        """Seconds to wait after the ``attempts``-th failed attempt: base·2^(n-1), capped."""
+        s = self.settings
+        return min(s.backoff_base_s * 2 ** max(attempts - 1, 0), s.backoff_cap_s)
+
+    async def enqueue(self, kind: JobKind, payload: str, brand_id: int = 0) -> int:
+        """Add a pending job, due now; ``brand_id`` is the brand resolved at submission."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown ingest job kind {kind!r}; expected one of {sorted(KINDS)}")
+        return await self.backend.enqueue(kind, payload, brand_id, self.clock())
+
+    async def claim(self) -> Job | None:
+        """Take the oldest due job (pending, or processing past the stuck timeout), or None.
+
+        A stuck job that has used every attempt is never claimed again: it is marked failed
+        ("worker lost") here, at most once per clock second per queue.
+        """
+        now = self.clock()
+        stuck_before = now - self.settings.ingest_stuck_s
+        max_attempts = self.settings.ingest_max_attempts
+        if self._reaped_at != now:
+            self._reaped_at = now
+            await self._fail_lost(now, stuck_before, max_attempts)
+        return await self.backend.claim(now, stuck_before, max_attempts)
+
+    async def _fail_lost(self, now: int, stuck_before: int, max_attempts: int) -> None:
+        for job in await self.backend.lost(stuck_before, max_attempts, LOST_BATCH):
+            error = (
+                f"worker lost: no result within {self.settings.ingest_stuck_s} s "
+                f"after {job.attempts} attempts"
+            )
+            if await self.backend.fail(job, error, now):
+                log.warning("ingest job %s failed: %s", job.id, error)
+
+    async def complete(self, job: Job, outcome: Outcome, note: str = "") -> bool:
+        """Mark the job done; False if this claim was lost (the job was reclaimed)."""
+        if outcome not in OUTCOMES:
+            raise ValueError(
+                f"unknown ingest outcome {outcome!r}; expected one of {sorted(OUTCOMES)}"
+            )
+        return await self.backend.complete(job, outcome, note, self.clock())
+
+    async def fail(self, job: Job, error: str) -> FailResult:
+        """Record a failed attempt: retry after the backoff, or fail for good after the last."""
+        now = self.clock()
+        if job.attempts < self.settings.ingest_max_attempts:
+            due = now + self.backoff(job.attempts)
+            held = await self.backend.retry(job, error, now, due)
+            result: FailResult = "retrying"
+        else:
+            held = await self.backend.fail(job, error, now)
+            result = "failed"
+        return result if held else "lost"
+
+    async def release(self, job: Job) -> bool:
+        """Hand the job back on shutdown: pending again, this attempt not counted."""
+        return await self.backend.release(job, self.clock())
+
+    async def close(self) -> None:
+        """Close the backend's connections."""
+        await self.backend.close()

@@ -1,0 +1,124 @@
+"""The PostgreSQL ingest-queue backend: claims with ``FOR UPDATE SKIP LOCKED``; only SQL here."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import asyncpg
+
+from rk.core.queues import Job
+from rk.server.queues.pg_pool import PgPool
+
+JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
+
+SQL = {
+    "enqueue": """
+        INSERT INTO ingest_jobs (kind, status, attempts, payload, last_error, outcome, note,
+                                 brand_id, locked_at, next_attempt_at, created_at, updated_at)
+        VALUES ($1, 'pending', 0, $2, '', '', '', $3, 0, $4, $4, $4)
+        RETURNING id""",
+    # Each branch walks ingest_jobs_claim_idx (status, next_attempt_at, id) and skips rows
+    # other claimers hold, so concurrent claims never wait on each other nor take the
+    # same row; the earlier-due of the two candidates wins. A stuck job is due at
+    # locked_at + stuck timeout ($1 - $2).
+    "claim": f"""
+        WITH stuck AS (
+            SELECT id, locked_at + ($1::bigint - $2::bigint) AS due FROM ingest_jobs
+            WHERE status = 'processing' AND locked_at < $2 AND attempts < $3
+            ORDER BY locked_at, id
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+        ), ready AS (
+            SELECT id, next_attempt_at AS due FROM ingest_jobs
+            WHERE status = 'pending' AND next_attempt_at <= $1
+            ORDER BY next_attempt_at, id
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE ingest_jobs
+        SET status = 'processing', attempts = attempts + 1, locked_at = $1, updated_at = $1
+        WHERE id = (
+            SELECT id FROM (SELECT * FROM stuck UNION ALL SELECT * FROM ready) AS candidate
+            ORDER BY due, id
+            LIMIT 1)
+        RETURNING {JOB_COLUMNS}""",
+    "lost": f"""
+        SELECT {JOB_COLUMNS} FROM ingest_jobs
+        WHERE status = 'processing' AND locked_at < $1 AND attempts >= $2
+        ORDER BY id
+        LIMIT $3""",
+    "complete": """
+        UPDATE ingest_jobs SET status = 'done', outcome = $3, note = $4, updated_at = $5
+        WHERE id = $1 AND status = 'processing' AND attempts = $2""",
+    "retry": """
+        UPDATE ingest_jobs
+        SET status = 'pending', last_error = $3, next_attempt_at = $5, updated_at = $4
+        WHERE id = $1 AND status = 'processing' AND attempts = $2""",
+    "fail": """
+        UPDATE ingest_jobs SET status = 'failed', last_error = $3, updated_at = $4
+        WHERE id = $1 AND status = 'processing' AND attempts = $2""",
+    "release": """
+        UPDATE ingest_jobs
+        SET status = 'pending', attempts = attempts - 1, locked_at = 0, updated_at = $3
+        WHERE id = $1 AND status = 'processing' AND attempts = $2""",
+}
+
+
+def _job(row: asyncpg.Record) -> Job:
+    return Job(
+        id=row["id"],
+        kind=row["kind"],
+        payload=row["payload"],
+        attempts=row["attempts"],
+        brand_id=row["brand_id"],
+    )
+
+
+def _changed(status: str) -> bool:
+    """asyncpg's command tag ``UPDATE n`` → whether a row changed."""
+    return status.rsplit(" ", 1)[-1] != "0"
+
+
+class PostgresQueue:
+    """``ingest_jobs`` on PostgreSQL; safe for any number of processes."""
+
+    schemes: ClassVar[tuple[str, ...]] = ("postgresql", "postgres")
+
+    def __init__(self, dsn: str) -> None:
+        self._pool = PgPool(dsn)
+
+    async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
+        pool = await self._pool.get()
+        return await pool.fetchval(SQL["enqueue"], kind, payload, brand_id, now)
+
+    async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
+        pool = await self._pool.get()
+        row = await pool.fetchrow(SQL["claim"], now, stuck_before, max_attempts)
+        return _job(row) if row else None
+
+    async def lost(self, stuck_before: int, max_attempts: int, limit: int) -> list[Job]:
+        pool = await self._pool.get()
+        return [_job(r) for r in await pool.fetch(SQL["lost"], stuck_before, max_attempts, limit)]
+
+    async def complete(self, job: Job, outcome: str, note: str, now: int) -> bool:
+        pool = await self._pool.get()
+        return _changed(
+            await pool.execute(SQL["complete"], job.id, job.attempts, outcome, note, now)
+        )
+
+    async def retry(self, job: Job, error: str, now: int, next_attempt_at: int) -> bool:
+        pool = await self._pool.get()
+        return _changed(
+            await pool.execute(SQL["retry"], job.id, job.attempts, error, now, next_attempt_at)
+        )
+
+    async def fail(self, job: Job, error: str, now: int) -> bool:
+        pool = await self._pool.get()
+        return _changed(await pool.execute(SQL["fail"], job.id, job.attempts, error, now))
+
+    async def release(self, job: Job, now: int) -> bool:
+        pool = await self._pool.get()
+        return _changed(await pool.execute(SQL["release"], job.id, job.attempts, now))
+
+    async def close(self) -> None:
+        await self._pool.close()

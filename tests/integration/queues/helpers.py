@@ -1,0 +1,46 @@
+"""Helpers for the queue suites: a hand-driven clock and raw row reads on either engine."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+
+from rk.server.db.engine import sqlite_path
+
+Rows = Callable[[str], Awaitable[list[dict[str, Any]]]]
+
+
+class Clock:
+    """A clock the test moves by hand: ``clock()`` is now, ``clock.advance(s)`` moves it."""
+
+    def __init__(self, now: int = 1_700_000_000) -> None:
+        self.now = now
+
+    def __call__(self) -> int:
+        return self.now
+
+    def advance(self, seconds: int) -> int:
+        """Move the clock forward and return the new now."""
+        self.now += seconds
+        return self.now
+
+
+async def fetch_rows(dsn: str, sql: str) -> list[dict[str, Any]]:
+    """Run a parameterless statement on either engine, rows as dicts (outside rk's code)."""
+    if dsn.startswith("sqlite"):
+        conn = sqlite3.connect(sqlite_path(dsn))
+        conn.row_factory = sqlite3.Row
+        try:
+            found = [dict(r) for r in conn.execute(sql).fetchall()]
+            conn.commit()
+            return found
+        finally:
+            conn.close()
+    pg = await asyncpg.connect(dsn)
+    try:
+        return [dict(r) for r in await pg.fetch(sql)]
+    finally:
+        await pg.close()
