@@ -93,21 +93,38 @@ class IngestAccepted(Outbound, kw_only=True):
 
 
 class UploadUrlRequest(Inbound, kw_only=True):
-    """Ask for a presigned PUT for one content-addressed key."""
+    """Ask for a presigned PUT for one content-addressed key.
+
+    ``size`` and ``sha1`` always describe the bytes about to be PUT. For a thumbnail,
+    ``thumb_of`` is the SHA-1 of the original it was made from, and ``key`` must be
+    ``thumb/<thumb_of>.jpg`` (a thumbnail is keyed by its original, not its own bytes).
+    """
 
     key: ObjectKey
     size: Annotated[int, Meta(ge=1, le=2**40)]
     sha1: Sha1Hex
     content_type: Annotated[str, Meta(pattern=r"^image/[a-z0-9.+-]{1,40}$")] = "image/jpeg"
+    thumb_of: Sha1Hex | None = None
+
+    def __post_init__(self) -> None:
+        if self.thumb_of is not None and self.key != f"thumb/{self.thumb_of}.jpg":
+            raise ValueError("a thumbnail's key must be thumb/<thumb_of>.jpg")
+        if self.key.startswith("thumb/") and self.thumb_of is None:
+            raise ValueError("a thumb/ key needs thumb_of, the SHA-1 of its original")
 
 
 class UploadUrl(Outbound, kw_only=True):
-    """A presigned PUT: send the bytes to ``url`` with ``method`` and ``headers`` before expiry."""
+    """A presigned PUT: send the bytes to ``url`` with ``method`` and ``headers`` before expiry.
+
+    ``exists`` true means storage already holds this key with this size (content keys make
+    that the same bytes): the spider skips the PUT, and ``url`` may be empty.
+    """
 
     url: str
     method: Literal["PUT"] = "PUT"
     headers: dict[str, str] = {}
     expires_at: int
+    exists: bool = False
 
 
 class CrawlClaim(Inbound, kw_only=True):

@@ -3,7 +3,9 @@
 It lets the client's tests run without the real backend (built separately in
 ``rk.server``): every ``/admin/internal/*`` request is checked with ``rk.core.signing.verify``
 against the raw request target (path plus query), bodies are decoded strictly with the
-wire Structs, and answers are wire Structs. ``/put/<key>`` plays a presigned storage URL.
+wire Structs, and answers are wire Structs. ``/put/<key>?size=&sha1=`` plays a presigned
+storage URL (it stores only the granted bytes), and ``site`` maps paths to images served
+unsigned, as a source website would.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import msgspec
 import pytest
 
 from rk.core.errors import SignatureError
+from rk.core.keys import CONTENT_KEY, sha1_hex
 from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
 from rk.core.wire import (
     BrandInfo,
@@ -64,12 +67,24 @@ class StandInBackend:
     objects: dict[str, bytes] = field(default_factory=dict)
     brands: dict[int, BrandInfo] = field(default_factory=dict)
     forced: dict[str, list[tuple[int, bytes]]] = field(default_factory=dict)
+    site: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    failing_puts: set[str] = field(default_factory=set)
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}{PREFIX}ingest"
+
+    def put(self, key: str, grant: dict[str, list[str]], body: bytes) -> tuple[int, Any]:
+        """A presigned PUT: only the granted bytes are stored (or a scripted failure)."""
+        with self.lock:
+            if key in self.failing_puts:
+                return 503, ErrorBody(error="storage unavailable")
+            if [str(len(body))] != grant["size"] or [sha1_hex(body)] != grant["sha1"]:
+                return 400, ErrorBody(error="body does not match the signed size and sha1")
+            self.objects[key] = body
+        return 200, None
 
     def force(self, name: str, *answers: tuple[int, bytes]) -> None:
         """Answer the next requests to endpoint ``name`` with ``answers``, then normally."""
@@ -87,10 +102,17 @@ class StandInBackend:
             return 202, IngestAccepted(job_id=len(self.shows))
         if (method, name) == ("POST", "upload-url"):
             req = msgspec.json.decode(body, type=UploadUrlRequest)
+            match = CONTENT_KEY.match(req.key)
+            if not (match and match.group(2) == req.sha1) and req.thumb_of is None:
+                return 422, ErrorBody(error=f"{req.key} is not the content key of {req.sha1}")
+            expires = int(time.time()) + 900
+            if len(self.objects.get(req.key, b"")) == req.size:
+                return 200, UploadUrl(url="", expires_at=expires, exists=True)
+            query = urlencode({"size": req.size, "sha1": req.sha1})
             return 200, UploadUrl(
-                url=f"http://127.0.0.1:{self.port}/put/{req.key}",
+                url=f"http://127.0.0.1:{self.port}/put/{req.key}?{query}",
                 headers={"Content-Type": req.content_type},
-                expires_at=int(time.time()) + 900,
+                expires_at=expires,
             )
         if (method, name) == ("POST", "crawl/tasks"):
             claim = msgspec.json.decode(body, type=CrawlClaim)
@@ -144,9 +166,10 @@ def _handler(state: StandInBackend) -> type[BaseHTTPRequestHandler]:
                 state.seen.append(Seen(self.command, self.path, body))
             url = urlsplit(self.path)
             if self.command == "PUT" and url.path.startswith("/put/"):
-                with state.lock:
-                    state.objects[url.path.removeprefix("/put/")] = body
-                self._reply(200, None)
+                self._reply(*state.put(url.path.removeprefix("/put/"), parse_qs(url.query), body))
+                return
+            if self.command == "GET" and url.path in state.site:
+                self._reply(*state.site[url.path])
                 return
             try:
                 verify(

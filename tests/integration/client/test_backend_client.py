@@ -18,6 +18,7 @@ from rk.core.client import (
     TaskLost,
     retry_backend,
 )
+from rk.core.keys import sha1_hex
 from rk.core.signing import signed_headers
 from rk.core.wire import (
     BrandInfo,
@@ -152,14 +153,31 @@ async def test_connection_refused_is_unavailable() -> None:
 
 
 async def test_upload_url_then_put(backend: StandInBackend) -> None:
-    key = "runway/" + "a" * 40 + ".jpg"
     data = b"\xff\xd8 jpeg bytes"
+    key = f"runway/{sha1_hex(data)}.jpg"
+    request = UploadUrlRequest(key=key, size=len(data), sha1=sha1_hex(data))
     async with BackendClient(backend.endpoint, SECRET) as client:
-        upload = await client.upload_url(UploadUrlRequest(key=key, size=len(data), sha1="a" * 40))
+        upload = await client.upload_url(request)
+        assert not upload.exists
         await client.put_object(upload, data)
+        assert (await client.upload_url(request)).exists
     assert backend.objects == {key: data}
-    put = backend.seen[-1]
-    assert (put.method, put.target) == ("PUT", f"/put/{key}")
+    puts = [seen for seen in backend.seen if seen.method == "PUT"]
+    assert [seen.target.split("?")[0] for seen in puts] == [f"/put/{key}"]
+
+
+async def test_put_failures_are_mapped(backend: StandInBackend) -> None:
+    data = b"bytes"
+    request = UploadUrlRequest(key=f"runway/{sha1_hex(data)}.jpg", size=5, sha1=sha1_hex(data))
+    backend.failing_puts.add(request.key)
+    async with BackendClient(backend.endpoint, SECRET) as client:
+        upload = await client.upload_url(request)
+        with pytest.raises(BackendUnavailable, match="HTTP 503"):
+            await client.put_object(upload, data)
+        backend.failing_puts.clear()
+        with pytest.raises(BackendRejected, match="does not match the signed size and sha1"):
+            await client.put_object(upload, b"other")
+    assert backend.objects == {}
 
 
 async def test_submit_embeddings(backend: StandInBackend) -> None:
