@@ -1,0 +1,139 @@
+"""VogueSource: a designer's runway shows on Vogue Runway, each turned into a ShowIngest."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+from urllib.parse import quote, urljoin
+
+import httpx
+
+from rk.core.errors import ConfigError, SourceError
+from rk.core.sources import BrandTarget, ShowSummary
+from rk.core.wire import BrandRef, ShowIngest
+from rk.plugins.vogue.names import name_key, slugify
+from rk.plugins.vogue.parse import (
+    DesignerLink,
+    parse_designer_shows,
+    parse_designers,
+    parse_show,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://www.vogue.com"
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def flag(options: Mapping[str, Any], name: str) -> bool:
+    """A boolean option that may come from YAML (bool) or the environment (string)."""
+    value = options.get(name, False)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ConfigError(f"sources.vogue.{name} must be true or false, got {value!r}")
+
+
+def base_url(options: Mapping[str, Any]) -> str:
+    """The ``base_url`` option with one trailing slash, checked to be an http(s) URL."""
+    value = str(options.get("base_url") or DEFAULT_BASE_URL)
+    if not value.startswith(("http://", "https://")):
+        raise ConfigError(f"sources.vogue.base_url must be an http(s) URL, got {value!r}")
+    return value.rstrip("/") + "/"
+
+
+class VogueSource:
+    """Vogue Runway: designer page → shows newest first; show page → looks and detail shots.
+
+    Options (``sources.vogue`` in config): ``base_url`` (default https://www.vogue.com) and
+    ``original`` (true: image URLs point at the untransformed upload instead of ``xxl``).
+    """
+
+    name: ClassVar[str] = "vogue"
+    kind: ClassVar[Literal["runway", "street"]] = "runway"
+    needs_brand: ClassVar[bool] = True
+
+    def __init__(self, client: httpx.AsyncClient, options: Mapping[str, Any]) -> None:
+        self._client = client
+        self._base = base_url(options)
+        self._original = flag(options, "original")
+        self._designers: dict[str, DesignerLink] | None = None
+        self._designers_lock = asyncio.Lock()
+        self.skipped_images = 0
+
+    async def list_shows(self, brand: BrandTarget | None, limit: int | None) -> list[ShowSummary]:
+        """The brand's shows, newest first, at most ``limit`` (None or 0: all).
+
+        A brand without a designer page (404) has no shows: most brands have none on Vogue.
+        """
+        if brand is None:
+            raise SourceError("vogue: a brand is required (shows are listed per designer)")
+        url = await self.designer_url(brand)
+        response = await self._get(url, missing_ok=True)
+        if response.status_code == 404:
+            log.info("vogue: no designer page for %r at %s: no shows", brand.name, url)
+            return []
+        links = parse_designer_shows(response.text, str(response.url))
+        shows = [ShowSummary(url=link.url, title=link.title, key=link.key) for link in links]
+        return shows[:limit] if limit and limit > 0 else shows
+
+    async def fetch_show(self, show: ShowSummary, brand: BrandTarget | None) -> ShowIngest:
+        """One show page as a ShowIngest; ShowSkipped when subscriber-only or without images."""
+        response = await self._get(show.url)
+        ref = BrandRef(uid=brand.uid, name=brand.name[:200]) if brand and brand.uid else None
+        parsed = parse_show(
+            response.text, str(response.url), hed=show.title, original=self._original, brand=ref
+        )
+        key = parsed.show.show_key
+        for number in parsed.skipped_looks:
+            log.warning("vogue: %s: look %d has no image or sources; skipped", key, number)
+        for number in parsed.skipped_details:
+            log.warning("vogue: %s: detail %d has no image or sources; skipped", key, number)
+        self.skipped_images += len(parsed.skipped_looks) + len(parsed.skipped_details)
+        return parsed.show
+
+    async def designer_url(self, brand: BrandTarget) -> str:
+        """The brand's designer page: explicit slug, else the A–Z link, else the slugified name."""
+        if brand.slug:
+            return urljoin(self._base, f"fashion-shows/designer/{quote(brand.slug.strip('/'))}")
+        link = (await self._designer_index()).get(name_key(brand.name))
+        if link is not None and link.url:
+            return urljoin(self._base, link.url)
+        slug = slugify(link.name if link is not None else brand.name)
+        if not slug:
+            raise SourceError(f"vogue: cannot make a designer slug from {brand.name!r}")
+        return urljoin(self._base, f"fashion-shows/designer/{slug}")
+
+    async def _designer_index(self) -> dict[str, DesignerLink]:
+        """The A–Z page by name key, fetched once per source object (one run)."""
+        async with self._designers_lock:
+            if self._designers is None:
+                url = urljoin(self._base, "fashion-shows/designers")
+                try:
+                    response = await self._get(url)
+                    links = parse_designers(response.text, str(response.url))
+                except SourceError as exc:
+                    log.warning("vogue: designer index unavailable, slugifying names: %s", exc)
+                    links = []
+                self._designers = {}
+                for link in links:
+                    self._designers.setdefault(name_key(link.name), link)
+            return self._designers
+
+    async def _get(self, url: str, *, missing_ok: bool = False) -> httpx.Response:
+        """GET ``url``; any non-2xx answer is a SourceError, except 404 when ``missing_ok``."""
+        try:
+            response = await self._client.get(url, follow_redirects=True)
+        except httpx.HTTPError as exc:
+            raise SourceError(f"vogue: GET {url} failed: {type(exc).__name__} {exc}") from exc
+        if response.is_success or (missing_ok and response.status_code == 404):
+            return response
+        retry = response.headers.get("Retry-After")
+        hint = f" (Retry-After: {retry})" if retry else ""
+        raise SourceError(
+            f"vogue: GET {url} answered HTTP {response.status_code} {response.reason_phrase}{hint}"
+        )

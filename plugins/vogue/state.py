@@ -1,0 +1,142 @@
+"""Find and decode ``window.__PRELOADED_STATE__``, the JSON every Vogue Runway page carries.
+
+The state is located by its marker, never by script index (the index moved twice in 2023–25).
+Only the top of the state is typed: msgspec skips the large unrelated parts of the page state
+without building objects, while the parts rk reads stay ``Any`` and are walked defensively,
+so an unexpected value in one look never sinks the whole show.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+import msgspec
+from msgspec import Struct
+
+from rk.core.errors import SourceError
+
+MARKER = "window.__PRELOADED_STATE__"
+_ASSIGN = re.compile(r"\s*=\s*")
+_DECODER = json.JSONDecoder()
+
+S = TypeVar("S", bound=Struct)
+
+
+class VogueParseError(SourceError):
+    """A Vogue page had no usable ``__PRELOADED_STATE__`` or not the shape rk reads."""
+
+
+class _Camel(Struct, rename="camel", kw_only=True):
+    """Base of the state Structs: JSON keys are camelCase, unknown keys are skipped."""
+
+
+class AzTransformed(_Camel):
+    """``transformed`` of the designer A–Z page."""
+
+    all_runway_designers: Any = None
+
+
+class AzState(_Camel):
+    """State of ``/fashion-shows/designers``."""
+
+    transformed: AzTransformed | None = None
+
+
+class DesignerTransformed(_Camel):
+    """``transformed`` of a designer page."""
+
+    runway_designer_content: Any = None
+
+
+class DesignerState(_Camel):
+    """State of ``/fashion-shows/designer/{slug}``."""
+
+    transformed: DesignerTransformed | None = None
+
+
+class ShowTransformed(_Camel):
+    """``transformed`` of a show page."""
+
+    access: Any = None
+    runway_show_content: Any = None
+    runway_show_galleries: Any = None
+
+
+class ShowState(_Camel):
+    """State of ``/fashion-shows/{season}/{designer}``."""
+
+    transformed: ShowTransformed | None = None
+
+
+def _state_start(html: str, url: str) -> int:
+    """Index of the ``{`` that opens the JSON assigned to the marker."""
+    found = html.find(MARKER)
+    while found != -1:
+        assign = _ASSIGN.match(html, found + len(MARKER))
+        if assign is not None and html.startswith("{", assign.end()):
+            return assign.end()
+        found = html.find(MARKER, found + len(MARKER))
+    raise VogueParseError(f"{url}: no window.__PRELOADED_STATE__ = {{…}} in the page")
+
+
+def state_text(html: str, url: str) -> str:
+    """The exact JSON text assigned to ``window.__PRELOADED_STATE__``.
+
+    ``raw_decode`` reads exactly one JSON value, so ``;`` or ``</script>`` inside strings and
+    statements after the assignment cannot cut it short or run it long.
+    """
+    start = _state_start(html, url)
+    try:
+        _, end = _DECODER.raw_decode(html, start)
+    except (ValueError, RecursionError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
+        message = f"{url}: window.__PRELOADED_STATE__ is not valid JSON ({reason})"
+        raise VogueParseError(message) from None
+    return html[start:end]
+
+
+def _decode(text: str, kind: type[S], url: str) -> S:
+    try:
+        return msgspec.json.decode(text, type=kind)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise VogueParseError(f"{url}: unexpected page state ({line})") from None
+
+
+def decode_state(html: str, url: str, kind: type[S]) -> S:
+    """The page state decoded as ``kind``; VogueParseError when missing or malformed.
+
+    Fast path: the text up to the closing ``</script>`` minus a trailing ``;`` is almost always
+    exactly the JSON, decoded in one msgspec pass. A syntax error there (a ``</script>`` inside
+    a string, a second statement) falls back to finding the exact end first.
+    """
+    start = _state_start(html, url)
+    end = html.find("</script", start)
+    candidate = html[start : len(html) if end == -1 else end].rstrip().rstrip(";").rstrip()
+    try:
+        return msgspec.json.decode(candidate, type=kind)
+    except msgspec.ValidationError as exc:
+        raise VogueParseError(f"{url}: unexpected page state ({exc})") from None
+    except (msgspec.DecodeError, RecursionError):
+        return _decode(state_text(html, url), kind, url)
+
+
+def get(obj: Any, key: str) -> Any:
+    """``obj[key]`` when ``obj`` is a JSON object, else None."""
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
+def items(obj: Any) -> list[Any]:
+    """``obj`` when it is a JSON array, else an empty list."""
+    return obj if isinstance(obj, list) else []
+
+
+def text(obj: Any) -> str:
+    """``obj`` as a stripped string when it is a string or number, else ""."""
+    if isinstance(obj, str):
+        return obj.strip()
+    if isinstance(obj, int | float) and not isinstance(obj, bool):
+        return str(obj)
+    return ""
