@@ -1,0 +1,117 @@
+"""``rk serve-backend``: the Litestar backend under uvicorn, plus its ingest workers.
+
+With no configuration it runs the embedded default (SQLite and ``file://`` media under
+the data directory) and generates the ingest secret once, printing the lines a spider's
+config.yml needs. Migrations run before the server starts, so a database problem is one
+line and exit code 2, not a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from typing import Annotated
+
+import msgspec
+import typer
+
+from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
+from rk.core.config import Settings
+from rk.core.errors import RkError
+
+HostOption = Annotated[
+    str | None, typer.Option("--host", help="Listen address (default 127.0.0.1).")
+]
+PortOption = Annotated[int | None, typer.Option("--port", help="Listen port (default 8092).")]
+WorkersOption = Annotated[
+    int | None, typer.Option("--workers", help="In-process ingest workers (default 1; 0 = none).")
+]
+
+
+def _with_overrides(
+    settings: Settings, host: str | None, port: int | None, workers: int | None
+) -> Settings:
+    server = settings.server
+    server = msgspec.structs.replace(
+        server,
+        host=host if host is not None else server.host,
+        port=port if port is not None else server.port,
+        workers=workers if workers is not None else server.workers,
+    )
+    if not 1 <= server.port <= 65535:
+        fail(f"--port must be between 1 and 65535, got {server.port}")
+    if server.workers < 0:
+        fail(f"--workers must be 0 or more, got {server.workers}")
+    return msgspec.structs.replace(settings, server=server)
+
+
+def _migrate(settings: Settings) -> None:
+    import asyncpg
+
+    from rk.server.db.engine import redact_dsn
+    from rk.server.db.migrate import migrate
+
+    try:
+        asyncio.run(migrate(settings.database_url))
+    except RkError as exc:
+        fail(str(exc))
+    except (OSError, sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        fail(f"cannot open the database {redact_dsn(settings.database_url)}: {detail}")
+
+
+def _announce_secret(settings: Settings, secret: str, path: str) -> None:
+    endpoint = f"http://{settings.server.host}:{settings.server.port}/admin/internal/ingest"
+    if settings.server.public_url:
+        endpoint = settings.server.public_url.rstrip("/") + "/admin/internal/ingest"
+    typer.echo(
+        f"generated the ingest secret in {path} (first start). A spider's config.yml needs:\n"
+        f"ingest:\n  enabled: true\n  endpoint: {endpoint}\n  secret: {secret}",
+        err=True,
+    )
+
+
+def serve_backend(
+    host: HostOption = None,
+    port: PortOption = None,
+    workers: WorkersOption = None,
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Run the backend: internal API, media routes and ingest workers (Ctrl-C stops it)."""
+    import uvicorn
+
+    from rk.core.plugins import get_plugin_manager
+    from rk.server.app import create_app
+    from rk.server.secrets import resolve_secrets
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    settings = _with_overrides(settings_from(config, data_dir), host, port, workers)
+    try:
+        secrets = resolve_secrets(settings)
+    except RkError as exc:
+        fail(str(exc))
+    if secrets.created:
+        _announce_secret(settings, secrets.ingest, secrets.source)
+    _migrate(settings)
+    app = create_app(settings, get_plugin_manager())
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=settings.server.host,
+            port=settings.server.port,
+            access_log=False,
+            log_config=None,
+            lifespan="on",
+            timeout_graceful_shutdown=30,
+        )
+    )
+    server.run()
+    if not server.started:
+        fail("the backend did not start (see the log above)", code=1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rk serve-backend`` to the root app."""
+    app.command("serve-backend")(serve_backend)

@@ -1,0 +1,117 @@
+"""The backend application factory: ``create_app(settings, pm) -> Litestar``.
+
+The lifespan brings the backend up in order (database + migrations, storage, queue,
+ingest workers) and logs one line per component; on shutdown it stops the workers first
+(jobs in flight are finished or released) and closes the rest in reverse order.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from urllib.parse import urlsplit
+
+import pluggy
+from litestar import Litestar
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+
+from rk import __version__
+from rk.core.config import Settings
+from rk.core.plugins import get_plugin_manager
+from rk.core.storage import StorageContext, open_storage
+from rk.server.db.engine import close, connect, redact_dsn
+from rk.server.db.migrate import migrate
+from rk.server.deps import dependencies
+from rk.server.errors import exception_handlers
+from rk.server.queues.engine import JobQueue
+from rk.server.routes import all_routes
+from rk.server.secrets import resolve_secrets
+from rk.server.services.fetch import Fetcher, FetchPolicy
+from rk.server.services.ingest import IngestService
+from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
+from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.workers.ingest import IngestWorkers
+
+log = logging.getLogger("rk.server")
+
+
+def backend_url(settings: Settings) -> str:
+    """Where this backend is reachable: ``server.public_url``, else its listen address."""
+    if settings.server.public_url:
+        return settings.server.public_url.rstrip("/")
+    return f"http://{settings.server.host}:{settings.server.port}"
+
+
+def storage_label(url: str) -> str:
+    """The storage URL without its query (which may carry credentials)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
+def fetch_policy(settings: Settings) -> FetchPolicy:
+    """The downloader's limits from the settings."""
+    return FetchPolicy(
+        max_bytes=settings.media.max_image_bytes,
+        timeout_s=settings.spider.timeout_s,
+        allow_private_hosts=frozenset(h.lower() for h in settings.security.allow_private_hosts),
+        user_agent=settings.spider.user_agent,
+    )
+
+
+@asynccontextmanager
+async def lifespan(app: Litestar) -> AsyncIterator[None]:
+    """Start the database, storage, queue and ingest workers; stop them in reverse."""
+    state = app.state
+    settings: Settings = state.settings
+    pm: pluggy.PluginManager = state.pm
+    dsn = settings.database_url
+    async with AsyncExitStack() as stack:
+        applied = await migrate(dsn)
+        engine = await connect(dsn)
+        stack.push_async_callback(close, engine)
+        done = f"{len(applied)} migrations applied" if applied else "schema up to date"
+        log.info("database: %s (%s)", redact_dsn(dsn), done)
+        context = StorageContext(backend_url=backend_url(settings), secret=state.secrets.media)
+        state.storage = open_storage(settings.storage_url, context, pm)
+        log.info("storage: %s", storage_label(settings.storage_url))
+        state.queue = JobQueue.from_dsn(dsn, settings.queues, pm)
+        stack.push_async_callback(state.queue.close)
+        fetcher = Fetcher(fetch_policy(settings))
+        stack.push_async_callback(fetcher.close)
+        ingest = IngestService(state.storage, fetcher, settings, pm)
+        cleanup = MediaCleanupService(state.storage)
+        workers = IngestWorkers(
+            state.queue,
+            {"crawl": ingest.run, MEDIA_CLEANUP: cleanup.run},
+            pm,
+            count=settings.server.workers,
+            poll_interval_s=settings.queues.poll_interval_s,
+            grace_s=settings.server.shutdown_grace_s,
+        )
+        workers.start()
+        stack.push_async_callback(workers.stop)
+        log.info("ingest workers: %d (poll every %g s)", workers.count, workers.poll_interval_s)
+        yield
+        log.info("shutting down: stopping ingest workers")
+
+
+def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Litestar:
+    """The backend app for ``settings``; nothing is opened until the lifespan starts."""
+    state = State(
+        {
+            "settings": settings,
+            "pm": pm or get_plugin_manager(),
+            "secrets": resolve_secrets(settings),
+        }
+    )
+    return Litestar(
+        route_handlers=all_routes(settings),
+        dependencies=dependencies(),
+        exception_handlers=exception_handlers(),
+        lifespan=[lifespan],
+        state=state,
+        openapi_config=OpenAPIConfig(title="rk backend", version=__version__, path="/schema"),
+        logging_config=None,
+    )

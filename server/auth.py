@@ -1,0 +1,40 @@
+"""The HMAC guard of ``/admin/internal/*``: every request must be signed with the ingest secret.
+
+The signed path is the raw request path plus ``?query`` (as ``rk.core.signing`` defines
+it). Reading the body here caches it for the handler and enforces the body size limit
+(413) before any work is done; a bad, missing or stale signature is a 401.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
+
+from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+
+
+def signed_path(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+    """The path a client signed: raw path, plus ``?query`` when there is one."""
+    scope = connection.scope
+    raw = scope.get("raw_path") or scope["path"].encode()
+    path = raw.decode("latin-1")
+    query = scope.get("query_string", b"")
+    return f"{path}?{query.decode('latin-1')}" if query else path
+
+
+async def hmac_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Raise SignatureError (→ 401) unless the request carries a valid, fresh signature."""
+    state = connection.app.state
+    body = await connection.body() if isinstance(connection, Request) else b""
+    verify(
+        state.secrets.ingest,
+        connection.scope.get("method", "GET"),
+        signed_path(connection),
+        connection.headers.get(TIMESTAMP_HEADER),
+        connection.headers.get(SIGNATURE_HEADER),
+        body,
+        skew_s=state.settings.security.clock_skew_s,
+    )

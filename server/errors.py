@@ -1,0 +1,113 @@
+"""The one exception → response map: every error is JSON ``{"error": "<one line>"}``.
+
+Bad input is always a 4xx: malformed JSON 400, bad signature 401, unknown route 404,
+oversized body 413, a body of the wrong shape or a value the backend cannot accept 422.
+Only a real server fault is a 5xx, and its details go to the log, never to the client.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from litestar import MediaType, Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.types import ExceptionHandlersMap
+
+from rk.core.errors import InvalidKey, RkError, SignatureError
+from rk.core.wire import ErrorBody
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 300
+
+
+class ApiError(RkError):
+    """An error a handler raises on purpose, with the HTTP status to answer with."""
+
+    status_code = 422
+
+
+class NotFound(ApiError):
+    """The addressed thing does not exist."""
+
+    status_code = 404
+
+
+class Unavailable(ApiError):
+    """A dependency (database, storage) is down; the client may retry later."""
+
+    status_code = 503
+
+
+def one_line(text: str) -> str:
+    """``text`` squeezed to one line of at most MAX_MESSAGE characters."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…"
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """The JSON error answer."""
+    return Response(
+        ErrorBody(error=one_line(message) or "error"),
+        status_code=status,
+        media_type=MediaType.JSON,
+        headers=headers,
+    )
+
+
+def _validation_message(exc: ValidationException) -> str:
+    extra: Any = exc.extra
+    if isinstance(extra, list) and extra and isinstance(extra[0], dict):
+        first = extra[0]
+        where = f" ({first.get('source', 'value')} {first['key']})" if first.get("key") else ""
+        return f"{first.get('message', exc.detail)}{where}"
+    return exc.detail
+
+
+def _http(_: Request, exc: HTTPException) -> Response:
+    if exc.status_code >= 500:
+        log.error("server error %s: %s", exc.status_code, exc.detail)
+        return error_response(exc.status_code, "internal error (see the backend log)")
+    if isinstance(exc, ValidationException):
+        return error_response(exc.status_code, _validation_message(exc))
+    return error_response(exc.status_code, exc.detail, dict(exc.headers or {}) or None)
+
+
+def _msgspec_validation(_: Request, exc: msgspec.ValidationError) -> Response:
+    return error_response(422, f"invalid body: {exc}")
+
+
+def _msgspec_decode(_: Request, exc: msgspec.DecodeError) -> Response:
+    return error_response(400, f"body is not valid JSON: {exc}")
+
+
+def _signature(_: Request, exc: SignatureError) -> Response:
+    return error_response(401, str(exc))
+
+
+def _invalid_key(_: Request, exc: InvalidKey) -> Response:
+    return error_response(422, str(exc))
+
+
+def _api(_: Request, exc: ApiError) -> Response:
+    return error_response(exc.status_code, str(exc))
+
+
+def _unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, "internal error (see the backend log)")
+
+
+def exception_handlers() -> ExceptionHandlersMap:
+    """The handlers to pass to ``Litestar(exception_handlers=…)``."""
+    return {
+        HTTPException: _http,
+        msgspec.ValidationError: _msgspec_validation,
+        msgspec.DecodeError: _msgspec_decode,
+        SignatureError: _signature,
+        InvalidKey: _invalid_key,
+        ApiError: _api,
+        Exception: _unexpected,
+    }

@@ -1,0 +1,1 @@
+"""Backend logic, one module per job: ingest, fetch, media cleanup, brand lookup."""

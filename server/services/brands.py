@@ -1,0 +1,38 @@
+"""Brand lookups for the internal API: uid → id at submission, id or uid → BrandInfo."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rk.core.wire import BrandInfo
+from rk.server.db.tables import Brand
+
+
+async def brand_id_for_uid(uid: str) -> int | None:
+    """The id of the brand whose uid is ``uid``, or None when there is none."""
+    row = await Brand.select(Brand.id).where(Brand.uid == uid).first()
+    return int(row["id"]) if row else None
+
+
+def _slugs(raw: Any) -> dict[str, str]:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): str(v) for k, v in value.items()}
+
+
+async def brand_info(ref: str) -> BrandInfo | None:
+    """The brand addressed by its uid or, failing that, its numeric id; None when neither."""
+    columns = (Brand.id, Brand.uid, Brand.name, Brand.slugs)
+    row = await Brand.select(*columns).where(Brand.uid == ref).first()
+    if row is None and ref.isdigit() and len(ref) < 19:
+        row = await Brand.select(*columns).where(Brand.id == int(ref)).first()
+    if row is None:
+        return None
+    return BrandInfo(
+        id=int(row["id"]), uid=row["uid"], name=row["name"], slugs=_slugs(row["slugs"])
+    )

@@ -1,0 +1,38 @@
+"""Fixtures of the backend tests: a local image server and a backend factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from integration.server.helpers import Backend, backend_settings, running_backend
+from integration.server.images import ImageServer, serve_images
+
+from rk.core.config import Settings
+from rk.core.plugins import RkPluginManager
+
+StartBackend = Callable[..., Awaitable[Backend]]
+
+
+@pytest.fixture
+def images() -> Iterator[ImageServer]:
+    """A local image server on 127.0.0.1."""
+    with serve_images() as server:
+        yield server
+
+
+@pytest.fixture
+async def start_backend(
+    tmp_path: Path, plugin_manager: RkPluginManager
+) -> AsyncIterator[StartBackend]:
+    """Start a backend (embedded default unless told otherwise); stopped after the test."""
+    async with AsyncExitStack() as stack:
+
+        async def start(settings: Settings | None = None, **kwargs: Any) -> Backend:
+            chosen = settings or backend_settings(tmp_path, **kwargs)
+            return await stack.enter_async_context(running_backend(chosen, plugin_manager))
+
+        yield start
