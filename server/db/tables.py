@@ -62,10 +62,14 @@ class Image(Table, tablename="images"):
     source_url = Text(default="")
     uploaded_by_spider = Integer(default=0)
     created_at = BigInt(default=0)
+    embed_leased_until = BigInt(default=0)
 
 
 class ImageEmbedding(Table, tablename="image_embeddings"):
-    """One image's vector for one model: float32 little-endian bytes. Unique (image_id, model)."""
+    """One image's vector for one model: float32 little-endian bytes. Unique (image_id, model).
+
+    ``neighbours_at`` is 0 until the neighbours job has placed this vector.
+    """
 
     image_id = BigInt(index=True)
     model = Varchar(length=128)
@@ -73,6 +77,7 @@ class ImageEmbedding(Table, tablename="image_embeddings"):
     dim = Integer()
     vector = Bytea()
     created_at = BigInt(default=0)
+    neighbours_at = BigInt(default=0)
 
 
 class ImageEmbeddingFailure(Table, tablename="image_embedding_failures"):
