@@ -19,8 +19,7 @@ STATEMENTS = [
     "CREATE INDEX images_kind_id_idx ON images (kind, id)",
     "CREATE INDEX image_embeddings_model_kind_image_idx"
     " ON image_embeddings (model, kind, image_id)",
-    "CREATE INDEX image_embeddings_model_neighbours_idx"
-    " ON image_embeddings (model, neighbours_at)",
+    "CREATE INDEX image_embeddings_model_neighbours_idx ON image_embeddings (model, neighbours_at)",
 ]
 
 
