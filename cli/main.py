@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from rk import __version__
-from rk.cli import brands_cmd, config_cmd, db_cmd, plugins_cmd, spider_cmd
+from rk.cli import brands_cmd, config_cmd, db_cmd, embed_cmd, plugins_cmd, spider_cmd, vision_cmd
 from rk.core.errors import RkError
 
 app = typer.Typer(
@@ -48,6 +48,8 @@ config_cmd.register(app)
 db_cmd.register(app)
 brands_cmd.register(app)
 spider_cmd.register(app)
+embed_cmd.register(app)
+vision_cmd.register(app)
 
 
 def run() -> None:
