@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sqlite3
 from typing import Annotated
 
@@ -72,6 +73,11 @@ def _announce_secret(settings: Settings, secret: str, path: str) -> None:
     )
 
 
+def _stopped(sig: int, _frame: object) -> None:
+    """uvicorn re-raises SIGINT/SIGTERM once it has shut down cleanly: exit 0 then."""
+    raise SystemExit(0)
+
+
 def serve_backend(
     host: HostOption = None,
     port: PortOption = None,
@@ -107,6 +113,8 @@ def serve_backend(
             timeout_graceful_shutdown=30,
         )
     )
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _stopped)
     server.run()
     if not server.started:
         fail("the backend did not start (see the log above)", code=1)

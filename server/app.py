@@ -28,6 +28,7 @@ from rk.server.errors import exception_handlers
 from rk.server.queues.engine import JobQueue
 from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
+from rk.server.services.crawl_tasks import CrawlTasks
 from rk.server.services.fetch import Fetcher, FetchPolicy
 from rk.server.services.ingest import IngestService
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
@@ -78,6 +79,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         log.info("storage: %s", storage_label(settings.storage_url))
         state.queue = JobQueue.from_dsn(dsn, settings.queues, pm)
         stack.push_async_callback(state.queue.close)
+        state.crawl_tasks = CrawlTasks.from_dsn(dsn, settings.queues)
+        stack.push_async_callback(state.crawl_tasks.close)
         fetcher = Fetcher(fetch_policy(settings))
         stack.push_async_callback(fetcher.close)
         ingest = IngestService(state.storage, fetcher, settings, pm)

@@ -63,10 +63,10 @@ def address_problem(address: str) -> str | None:
         return "a cloud metadata address"
     for label, flag in (
         ("loopback", ip.is_loopback),
-        ("link-local", ip.is_link_local),
-        ("private", ip.is_private),
-        ("multicast", ip.is_multicast),
         ("unspecified", ip.is_unspecified),
+        ("link-local", ip.is_link_local),
+        ("multicast", ip.is_multicast),
+        ("private", ip.is_private),
         ("reserved", ip.is_reserved),
     ):
         if flag:

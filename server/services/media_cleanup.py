@@ -57,10 +57,12 @@ class MediaCleanupService:
             if await is_referenced(key, live_only=True, skip_article=article_id):
                 kept += 1
                 continue
+            if await self.storage.head(key) is None:
+                continue
             await self.storage.delete(key)
             deleted += 1
         if not deleted:
-            note = f"article {article_id}: nothing to delete ({kept} objects shared)"
+            note = f"article {article_id}: nothing left to delete ({kept} objects shared)"
             return JobDone(outcome="noop", note=note, article_id=article_id)
         note = f"article {article_id}: deleted {deleted} objects, kept {kept} shared"
         return JobDone(outcome="cleaned", note=note, article_id=article_id)
