@@ -34,7 +34,8 @@ from rk.core.wire import (
     PendingEmbeddings,
     PendingImage,
 )
-from rk.server.db.tables import Image
+from rk.server.db.tables import Image, ImageEmbedding
+from rk.server.services.neighbour_lists import forget_replaced
 from rk.server.services.objects import write_transaction
 
 MAX_PENDING = 1000
@@ -199,6 +200,9 @@ async def _store(vectors: list[EmbeddingVector], failures: dict[int, str], model
         return
     now = int(time.time())
     async with write_transaction(Image):
+        await forget_replaced(
+            model, await _have_vectors(model, [item.image_id for item in vectors])
+        )
         for item in vectors:
             await _rows(
                 "INSERT INTO image_embeddings"
@@ -236,6 +240,18 @@ async def _store(vectors: list[EmbeddingVector], failures: dict[int, str], model
                 error[:2000],
                 now,
             )
+
+
+async def _have_vectors(model: str, image_ids: list[int]) -> list[int]:
+    """Which of these images already have a vector for ``model``."""
+    found: list[int] = []
+    for start in range(0, len(image_ids), 500):
+        chunk = image_ids[start : start + 500]
+        rows = await ImageEmbedding.select(ImageEmbedding.image_id).where(
+            (ImageEmbedding.model == model) & ImageEmbedding.image_id.is_in(chunk)
+        )
+        found.extend(int(row["image_id"]) for row in rows)
+    return found
 
 
 class CappedFailure(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,0 +1,202 @@
+"""The database side of the neighbours job: what to place, the stored vectors, the lists.
+
+Lists live in ``image_neighbors`` as one row per entry, ``rank`` 1 being the most
+similar; ``score`` is the cosine similarity (float32). Vectors are streamed in
+``image_id`` order, a block at a time (keyset pagination on the
+(model, kind, image_id) index), so memory stays bounded however many images there are.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from piccolo.querystring import QueryString
+
+from rk.server.db.tables import ImageEmbedding, ImageNeighbor
+from rk.server.services.neighbours import BLOCK_ROWS, NO_THRESHOLD, Floats, Ids
+from rk.server.services.objects import write_transaction
+
+CHUNK = 500
+"""Ids per ``IN (…)`` list and rows per bulk insert (well under both engines' limits)."""
+
+
+async def _rows(sql: str, *args: Any) -> list[dict[str, Any]]:
+    return list(await ImageEmbedding._meta.db.run_querystring(QueryString(sql, *args)))
+
+
+def _marks(count: int) -> str:
+    return ", ".join("{}" for _ in range(count))
+
+
+def _chunks(values: list[Any]) -> Iterable[list[Any]]:
+    for start in range(0, len(values), CHUNK):
+        yield values[start : start + CHUNK]
+
+
+def decode(rows: list[dict[str, Any]], dim: int) -> tuple[Ids, Floats, list[dict[str, Any]]]:
+    """Ids and a float32 matrix from rows with ``image_id`` and ``vector``; odd widths dropped."""
+    kept = [row for row in rows if len(row["vector"]) == dim * 4]
+    ids = np.array([int(row["image_id"]) for row in kept], dtype=np.int64)
+    if not kept:
+        return ids, np.zeros((0, dim), dtype=np.float32), kept
+    matrix = np.frombuffer(b"".join(bytes(row["vector"]) for row in kept), dtype="<f4")
+    return ids, matrix.reshape(len(kept), dim).astype(np.float32, copy=False), kept
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Vectors of one kind waiting to be placed."""
+
+    kind: str
+    dim: int
+    ids: Ids
+    vectors: Floats
+    rows: list[dict[str, Any]]
+
+
+async def next_batch(model: str, limit: int) -> Batch | None:
+    """Up to ``limit`` unplaced vectors of the kind of the oldest unplaced one; None if none."""
+    first = await _rows(
+        "SELECT kind, dim FROM image_embeddings WHERE model = {} AND neighbours_at = 0"
+        " ORDER BY id LIMIT 1",
+        model,
+    )
+    if not first:
+        return None
+    kind, dim = str(first[0]["kind"]), int(first[0]["dim"])
+    rows = await _rows(
+        "SELECT id, image_id, vector FROM image_embeddings"
+        " WHERE model = {} AND neighbours_at = 0 AND kind = {} AND dim = {} ORDER BY id LIMIT {}",
+        model,
+        kind,
+        dim,
+        limit,
+    )
+    ids, vectors, kept = decode(rows, dim)
+    return Batch(kind=kind, dim=dim, ids=ids, vectors=vectors, rows=kept)
+
+
+async def blocks(
+    model: str, kind: str, dim: int, block_rows: int = BLOCK_ROWS
+) -> AsyncIterator[tuple[Ids, Floats]]:
+    """Every stored vector of ``kind`` for ``model``, ``block_rows`` at a time."""
+    after = 0
+    while True:
+        rows = await _rows(
+            "SELECT image_id, vector FROM image_embeddings"
+            " WHERE model = {} AND kind = {} AND image_id > {} ORDER BY image_id LIMIT {}",
+            model,
+            kind,
+            after,
+            block_rows,
+        )
+        if not rows:
+            return
+        after = int(rows[-1]["image_id"])
+        ids, matrix, _ = decode(rows, dim)
+        yield ids, matrix
+        if len(rows) < block_rows:
+            return
+
+
+class Thresholds:
+    """The K-th stored score of every full list of a model, looked up by block."""
+
+    def __init__(self, ids: Ids, scores: Floats) -> None:
+        order = np.argsort(ids)
+        self.ids = ids[order]
+        self.scores = scores[order]
+
+    @classmethod
+    async def load(cls, model: str, k: int) -> Thresholds:
+        """Read the rank-``k`` entries (lists shorter than ``k`` have none)."""
+        rows = await _rows(
+            "SELECT image_id, score FROM image_neighbors WHERE model = {} AND rank = {}", model, k
+        )
+        ids = np.array([int(row["image_id"]) for row in rows], dtype=np.int64)
+        scores = np.array([float(row["score"]) for row in rows], dtype=np.float32)
+        return cls(ids, scores)
+
+    def of(self, block_ids: Ids) -> Floats:
+        """Per block row its threshold; ``NO_THRESHOLD`` where the list is not full."""
+        out = np.full(len(block_ids), NO_THRESHOLD, dtype=np.float32)
+        if len(self.ids) == 0:
+            return out
+        pos = np.minimum(np.searchsorted(self.ids, block_ids), len(self.ids) - 1)
+        found = self.ids[pos] == block_ids
+        out[found] = self.scores[pos[found]]
+        return out
+
+
+async def load_lists(model: str, owners: list[int]) -> dict[int, list[tuple[int, float]]]:
+    """The stored lists of ``owners``, best first (an owner without one maps to [])."""
+    lists: dict[int, list[tuple[int, float]]] = {owner: [] for owner in owners}
+    for chunk in _chunks(sorted(owners)):
+        rows = await _rows(
+            "SELECT image_id, neighbor_id, score FROM image_neighbors"
+            f" WHERE model = {{}} AND image_id IN ({_marks(len(chunk))}) ORDER BY image_id, rank",
+            model,
+            *chunk,
+        )
+        for row in rows:
+            lists[int(row["image_id"])].append((int(row["neighbor_id"]), float(row["score"])))
+    return lists
+
+
+async def write_lists(model: str, lists: dict[int, list[tuple[int, float]]]) -> None:
+    """Replace the stored lists of these images, a chunk of owners per transaction."""
+    owners = sorted(lists)
+    for chunk in _chunks(owners):
+        rows = [
+            ImageNeighbor(image_id=owner, model=model, neighbor_id=nid, rank=rank, score=score)
+            for owner in chunk
+            for rank, (nid, score) in enumerate(lists[owner], start=1)
+        ]
+        async with write_transaction(ImageNeighbor):
+            await ImageNeighbor.delete().where(
+                (ImageNeighbor.model == model) & ImageNeighbor.image_id.is_in(chunk)
+            )
+            for part in _chunks(rows):
+                await ImageNeighbor.insert(*part)
+
+
+async def mark_placed(model: str, rows: list[dict[str, Any]]) -> int:
+    """Set ``neighbours_at`` on these embedding rows unless their vector changed meanwhile."""
+    now = int(time.time())
+    placed = 0
+    async with write_transaction(ImageEmbedding):
+        for row in rows:
+            done = await _rows(
+                "UPDATE image_embeddings SET neighbours_at = {}"
+                " WHERE id = {} AND model = {} AND vector = {} RETURNING id",
+                now,
+                int(row["id"]),
+                model,
+                bytes(row["vector"]),
+            )
+            placed += len(done)
+    return placed
+
+
+async def forget_replaced(model: str, image_ids: list[int]) -> None:
+    """Before these images' vectors are replaced: drop them from other lists, and queue
+    the owners of those lists for a full recompute (their scores for them are stale)."""
+    for chunk in _chunks(sorted(image_ids)):
+        marks = _marks(len(chunk))
+        await _rows(
+            "UPDATE image_embeddings SET neighbours_at = 0 WHERE model = {} AND image_id IN"
+            " (SELECT image_id FROM image_neighbors"
+            f" WHERE model = {{}} AND neighbor_id IN ({marks}))",
+            model,
+            model,
+            *chunk,
+        )
+        await _rows(
+            f"DELETE FROM image_neighbors WHERE model = {{}} AND neighbor_id IN ({marks})",
+            model,
+            *chunk,
+        )

@@ -1,0 +1,168 @@
+"""The neighbours job: places newly saved vectors, serially, in one backend process at a time.
+
+Saving vectors never computes neighbours (the predecessor did it inside the request and
+timed out past 60 s for 100 images). Instead every backend process runs this loop; the
+``job_locks`` lease ``neighbours`` lets only one of them work at a time, and it is renewed
+while the job scans. A save in this process wakes the loop at once (through the
+``rk_embeddings_saved`` event); saves elsewhere are found by polling.
+
+One pass takes the unplaced vectors a batch at a time (one kind per batch), streams every
+stored vector of that kind past them (``services.neighbours.Placement``), writes the new
+lists, merges the newcomers into the existing lists they enter, and marks the batch
+placed. The numpy work runs in a thread so the event loop keeps serving requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import numpy as np
+
+from rk.core import hookimpl
+from rk.server.services.job_lock import JobLease, new_holder
+from rk.server.services.neighbour_lists import (
+    Batch,
+    Thresholds,
+    blocks,
+    load_lists,
+    mark_placed,
+    next_batch,
+    write_lists,
+)
+from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement, merge_list
+
+log = logging.getLogger(__name__)
+
+LOCK_NAME = "neighbours"
+BATCH = 256
+"""Vectors placed per scan of the stored ones: bigger amortises the scan, smaller frees the
+lock sooner and bounds the lists rewritten at once."""
+
+
+class LeaseLost(Exception):
+    """Another process took the neighbours lease (ours ran out): stop without writing."""
+
+
+class NeighboursJob:
+    """One pass over the unplaced vectors of ``model``, under the lease."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        k: int,
+        lease: JobLease,
+        batch: int = BATCH,
+        block_rows: int = BLOCK_ROWS,
+    ) -> None:
+        self.model = model
+        self.k = k
+        self.lease = lease
+        self.batch = batch
+        self.block_rows = block_rows
+
+    async def run(self) -> int | None:
+        """Place everything unplaced; how many vectors, or None when another process holds it."""
+        if not await self.lease.acquire():
+            return None
+        placed = 0
+        try:
+            while (batch := await next_batch(self.model, self.batch)) is not None:
+                done = await self.place(batch)
+                if done == 0:  # every vector changed under us: the next pass takes them
+                    break
+                placed += done
+                if not await self.lease.renew():
+                    raise LeaseLost(LOCK_NAME)
+        finally:
+            await self.lease.release()
+        return placed
+
+    async def place(self, batch: Batch) -> int:
+        """Place one batch: scan, write the lists, mark it placed; how many were placed."""
+        if len(batch.ids) == 0:
+            return 0
+        placement = Placement(batch.ids, batch.vectors, self.k)
+        thresholds = await Thresholds.load(self.model, self.k)
+        async for ids, vectors in blocks(self.model, batch.kind, batch.dim, self.block_rows):
+            limits = thresholds.of(ids)
+            limits[np.isin(ids, batch.ids)] = SKIP
+            await asyncio.to_thread(placement.add_block, ids, vectors, limits)
+            if not await self.lease.renew_if_due():
+                raise LeaseLost(LOCK_NAME)
+        lists = placement.lists()
+        reverse = placement.reverse()
+        current = await load_lists(self.model, sorted(reverse))
+        for owner, candidates in reverse.items():
+            merged = merge_list(current[owner], candidates, self.k)
+            if merged != current[owner]:
+                lists[owner] = merged
+        if not await self.lease.renew():
+            raise LeaseLost(LOCK_NAME)
+        await write_lists(self.model, lists)
+        placed = await mark_placed(self.model, batch.rows)
+        log.info(
+            "neighbours: placed %d %s vectors (%d lists written)", placed, batch.kind, len(lists)
+        )
+        return placed
+
+
+class NeighboursWorker:
+    """The loop every backend process runs; only the lease holder does the work."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        k: int,
+        poll_interval_s: float,
+        lease_ttl_s: int = 60,
+        batch: int = BATCH,
+        holder: str | None = None,
+    ) -> None:
+        self.lease = JobLease(LOCK_NAME, holder or new_holder("neighbours"), lease_ttl_s)
+        self.job = NeighboursJob(model, k=k, lease=self.lease, batch=batch)
+        self.poll_interval_s = poll_interval_s
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @hookimpl
+    def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
+        """Vectors were saved in this process: run a pass now instead of at the next poll."""
+        if model == self.job.model:
+            self._wake.set()
+
+    def wake(self) -> None:
+        """Run a pass as soon as the current one (if any) ends."""
+        self._wake.set()
+
+    def start(self) -> None:
+        """Start the loop in the running event loop."""
+        self._task = asyncio.create_task(self._loop(), name="rk-neighbours")
+
+    async def stop(self) -> None:
+        """Stop the loop; a pass in progress is cancelled (it rewrites nothing half-way
+        that the next pass would not redo) and the lease is given up."""
+        self._stopping.set()
+        self._wake.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self.lease.release()
+
+    async def _loop(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                await self.job.run()
+            except LeaseLost:
+                log.warning("neighbours: lease lost to another process; pass abandoned")
+            except Exception:
+                log.exception("neighbours: pass failed; retrying after %g s", self.poll_interval_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval_s)
