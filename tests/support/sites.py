@@ -8,6 +8,7 @@ paths (status, headers, body, how many times), and records every request it answ
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -176,6 +177,31 @@ class SiteServer:
                 """Quiet: tests read ``site.hits`` instead of a log."""
 
         return Handler
+
+
+WP_REST_POSTS = "/wp-json/wp/v2/posts"
+_JSON = {"Content-Type": "application/json; charset=UTF-8"}
+
+
+def serve_wp_rest(site: SiteServer, *, total_pages: bool = True) -> None:
+    """Answer ``/wp-json/wp/v2/posts?page=N`` from ``wp-json/posts-N.json`` like WordPress.
+
+    Each page carries ``X-WP-Total`` (and ``X-WP-TotalPages`` unless ``total_pages`` is
+    False); the page after the last answers 400 ``rest_post_invalid_page_number``.
+    """
+    pages = sorted((site.root / "wp-json").glob("posts-*.json"))
+    total = sum(len(json.loads(page.read_text(encoding="utf-8"))) for page in pages)
+    for number, page in enumerate(pages, 1):
+        headers = {**_JSON, "X-WP-Total": str(total)}
+        if total_pages:
+            headers["X-WP-TotalPages"] = str(len(pages))
+        site.route(
+            WP_REST_POSTS, query={"page": str(number)}, file=f"wp-json/{page.name}", headers=headers
+        )
+    past_end = b'{"code":"rest_post_invalid_page_number","data":{"status":400}}'
+    site.route(
+        WP_REST_POSTS, query={"page": str(len(pages) + 1)}, status=400, body=past_end, headers=_JSON
+    )
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support.sites import TINY_JPEG, SiteServer, serve_site
+from support.sites import TINY_JPEG, SiteServer, serve_site, serve_wp_rest
 
 SITES = Path(__file__).parents[2] / "sites"
 
@@ -17,6 +17,15 @@ def vogue_site() -> Iterator[SiteServer]:
     """The synthetic Vogue Runway site; every ``/photos/…`` path answers a tiny JPEG."""
     with serve_site(SITES / "vogue") as site:
         site.route("/photos/*", body=TINY_JPEG, headers={"Content-Type": "image/jpeg"})
+        yield site
+
+
+@pytest.fixture
+def impression_site() -> Iterator[SiteServer]:
+    """The synthetic The Impression site with its REST API on; uploads answer a tiny JPEG."""
+    with serve_site(SITES / "theimpression") as site:
+        site.route("/wp-content/uploads/*", body=TINY_JPEG, headers={"Content-Type": "image/jpeg"})
+        serve_wp_rest(site)
         yield site
 
 

@@ -1,0 +1,42 @@
+"""One street-style post → ShowIngest, whichever route (REST, RSS, page) found the post."""
+
+from __future__ import annotations
+
+from rk.core.errors import ShowSkipped
+from rk.core.wire import MAX_LOOKS, ImageRef, Look, ShowIngest
+from rk.plugins.theimpression.images import ImagePolicy, content_images
+from rk.plugins.theimpression.meta import city_of, is_street_style, photographer_of, season_of
+from rk.plugins.theimpression.parse import Post, selector
+
+
+def credit_lines(content: str, url: str) -> list[str]:
+    """The text pieces of a post body, one per text node, for credit lines."""
+    texts = selector(content, url).xpath("//body//text()[normalize-space()]").getall()
+    return [" ".join(text.split()) for text in texts]
+
+
+def post_to_show(post: Post, policy: ImagePolicy) -> ShowIngest:
+    """The post as a ShowIngest: its photos numbered 1..N as looks, no details.
+
+    Raises:
+        ShowSkipped: the post is not street style, or has no photos.
+        ImpressionParseError: the body cannot be parsed at all.
+    """
+    path = post.url.split("?")[0]
+    if not is_street_style([*post.categories, post.slug, path, post.title]):
+        about = ", ".join(post.categories) or "none"
+        raise ShowSkipped(f"{post.url}: not street style (categories: {about})")
+    images = content_images(post.content, post.url, policy)[:MAX_LOOKS]
+    if not images:
+        raise ShowSkipped(f"{post.url}: no images")
+    return ShowIngest(
+        source="theimpression",
+        show_key=post.slug[:512],
+        title=(post.title or post.slug)[:200],
+        season=season_of([post.title, *post.categories, post.slug])[:200],
+        city=city_of(post.categories, [post.title, post.slug])[:200],
+        date=post.date[:40],
+        url=post.url[:4096],
+        author=photographer_of(credit_lines(post.content, post.url)),
+        looks=[Look(number=n, image=ImageRef(url=url)) for n, url in enumerate(images, 1)],
+    )
