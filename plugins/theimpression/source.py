@@ -92,6 +92,10 @@ class TheImpressionSource:
                 seen = {post.url for post in posts}
                 more = await self._listing_posts(None if cap is None else cap - len(posts), seen)
                 posts += more
+            if not posts:
+                raise SourceError(
+                    f"theimpression: no posts at {self._base} (no REST API, feed or listing links)"
+                )
         for post in posts:
             if post.content:
                 self._posts[post.url] = post

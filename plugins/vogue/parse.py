@@ -18,9 +18,14 @@ from rk.plugins.vogue.names import city_from_season, normalise_date, season_from
 from rk.plugins.vogue.state import (
     AzState,
     DesignerState,
+    Gallery,
+    Image,
+    Item,
+    Rendition,
     ShowState,
     VogueParseError,
     decode_state,
+    gallery_items,
     get,
     items,
     text,
@@ -131,12 +136,14 @@ def parse_show(
         raise VogueParseError(f"{url}: no transformed section in the page state")
     if get(top.access, "contentRestricted") is True:
         raise ShowSkipped(f"{url}: content restricted (subscriber-only)")
-    galleries = get(top.runway_show_galleries, "galleries")
-    if not isinstance(galleries, list):
+    galleries = top.runway_show_galleries.galleries if top.runway_show_galleries else None
+    if galleries is None:
         raise VogueParseError(f"{url}: no runwayShowGalleries.galleries in the page state")
     content = top.runway_show_content
-    looks, skipped_looks = _looks(_gallery(galleries, "collection"), url, original)
-    details, skipped_details = _details(_gallery(galleries, "detail"), url, original)
+    found_looks, skipped_looks = _images(_gallery(galleries, "collection"), url, original)
+    found_details, skipped_details = _images(_gallery(galleries, "detail"), url, original)
+    looks = [Look(number=n, image=ImageRef(url=u)) for n, u in found_looks]
+    details = [ImageRef(url=u) for _, u in found_details]
     if not looks and not details:
         raise ShowSkipped(f"{url}: no images in the Collection or Details galleries")
     header = get(content, "sectionHeader")
@@ -177,23 +184,23 @@ def _authors(content: Any) -> str:
     return ", ".join(name for name in names if name)
 
 
-def _gallery(galleries: list[Any], kind: str) -> list[Any]:
+def _gallery(galleries: list[Gallery | None], kind: str) -> list[Item | None]:
     """Items of the first gallery whose id (``gallery-collection``) or title names ``kind``."""
     wanted_ids = {f"gallery-{kind}", f"gallery-{kind}s"}
     wanted_titles = {kind, f"{kind}s"}
     for gallery in galleries:
-        if text(get(gallery, "id")).lower() in wanted_ids:
-            return items(get(gallery, "items"))
-        if text(get(gallery, "title")).lower() in wanted_titles:
-            return items(get(gallery, "items"))
+        if gallery is None:
+            continue
+        if text(gallery.id).lower() in wanted_ids or text(gallery.title).lower() in wanted_titles:
+            return gallery_items(gallery.items)
     return []
 
 
-def _numbers(gallery: list[Any]) -> list[int]:
+def _numbers(gallery: list[Item | None]) -> list[int]:
     """Each item's own ``lookNumber``; positions when any is missing, invalid or repeated."""
     numbers: list[int] = []
     for item in gallery:
-        raw = text(get(item, "lookNumber"))
+        raw = text(item.look_number) if item is not None else ""
         number = int(raw) if raw.isdecimal() and len(raw) < 7 else 0
         if not 1 <= number <= 100_000:
             return list(range(1, len(gallery) + 1))
@@ -203,53 +210,46 @@ def _numbers(gallery: list[Any]) -> list[int]:
     return numbers
 
 
-def _looks(gallery: list[Any], url: str, original: bool) -> tuple[list[Look], list[int]]:
-    looks: list[Look] = []
+def _images(
+    gallery: list[Item | None], url: str, original: bool
+) -> tuple[list[tuple[int, str]], list[int]]:
+    """(number, image URL) of each item that has an image, and the numbers of those without."""
+    found: list[tuple[int, str]] = []
     skipped: list[int] = []
     for number, item in zip(_numbers(gallery), gallery, strict=True):
-        image = image_url(get(item, "image"), url, original)
+        image = image_url(item.image if item is not None else None, url, original)
         if image:
-            looks.append(Look(number=number, image=ImageRef(url=image)))
+            found.append((number, image))
         else:
             skipped.append(number)
-    return looks, skipped
+    return found, skipped
 
 
-def _details(gallery: list[Any], url: str, original: bool) -> tuple[list[ImageRef], list[int]]:
-    details: list[ImageRef] = []
-    skipped: list[int] = []
-    for number, item in zip(_numbers(gallery), gallery, strict=True):
-        image = image_url(get(item, "image"), url, original)
-        if image:
-            details.append(ImageRef(url=image))
-        else:
-            skipped.append(number)
-    return details, skipped
-
-
-def image_url(image: Any, page_url: str, original: bool = False) -> str:
-    """The largest rendition of an image object (``xxl`` → … → ``sm``), or "" when it has none.
+def image_url(image: Image | None, page_url: str, original: bool = False) -> str:
+    """The largest rendition of an image (``xxl`` → … → ``sm``), or "" when it has none.
 
     Renditions under other names are used, widest first, only when none of the known ones is.
     With ``original`` the CDN transform segment is rewritten to ``pass`` (the untouched upload).
     """
-    sources = get(image, "sources")
-    if not isinstance(sources, dict):
+    sources = image.sources if image is not None else None
+    if not sources:
         return ""
-    found = next((u for k in RENDITIONS if (u := text(get(sources.get(k), "url")))), "")
+    found = ""
+    for key in RENDITIONS:
+        rendition = sources.get(key)
+        if rendition is not None and (found := text(rendition.url)):
+            break
     if not found:
-        others = [
-            (_width(rendition), text(get(rendition, "url"))) for rendition in sources.values()
-        ]
-        found = max((o for o in others if o[1]), default=(0, ""))[1]
-    absolute = urljoin(page_url, found) if found else ""
+        others = [(_width(r), text(r.url)) for r in sources.values() if r is not None]
+        found = max((o for o in others if o[1]), default=(0.0, ""))[1]
+    absolute = found if found.startswith(("http://", "https://")) else urljoin(page_url, found)
     if not absolute.startswith(("http://", "https://")) or len(absolute) > _MAX_URL:
         return ""
     return to_original(absolute) if original else absolute
 
 
-def _width(rendition: Any) -> float:
-    width = get(rendition, "width")
+def _width(rendition: Rendition) -> float:
+    width = rendition.width
     return float(width) if isinstance(width, int | float) and not isinstance(width, bool) else 0.0
 
 

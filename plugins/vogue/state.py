@@ -1,9 +1,10 @@
 """Find and decode ``window.__PRELOADED_STATE__``, the JSON every Vogue Runway page carries.
 
 The state is located by its marker, never by script index (the index moved twice in 2023–25).
-Only the top of the state is typed: msgspec skips the large unrelated parts of the page state
-without building objects, while the parts rk reads stay ``Any`` and are walked defensively,
-so an unexpected value in one look never sinks the whole show.
+Only the paths rk reads are typed, so msgspec skips the large unrelated parts of the state
+without building objects. Leaves of uncertain type stay ``Any`` and are checked where used;
+gallery items stay raw until their gallery is wanted, and an item of an unexpected shape
+becomes None on its own, so one odd look never sinks the whole show.
 """
 
 from __future__ import annotations
@@ -56,18 +57,71 @@ class DesignerState(_Camel):
     transformed: DesignerTransformed | None = None
 
 
+class Rendition(_Camel):
+    """One rendition (``sm`` … ``xxl``) of an image."""
+
+    url: Any = None
+    width: Any = None
+
+
+class Image(_Camel):
+    """An image object; only its renditions matter to rk."""
+
+    sources: dict[str, Rendition | None] | None = None
+
+
+class Item(_Camel):
+    """One slide of a gallery: its own counter and its image."""
+
+    look_number: Any = None
+    image: Image | None = None
+
+
+class Gallery(_Camel):
+    """A gallery (Collection, Details, Beauty, …); items stay raw until rk wants them."""
+
+    id: Any = None
+    title: Any = None
+    items: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class Galleries(_Camel):
+    """``transformed.runwayShowGalleries``."""
+
+    galleries: list[Gallery | None] | None = None
+
+
 class ShowTransformed(_Camel):
     """``transformed`` of a show page."""
 
     access: Any = None
     runway_show_content: Any = None
-    runway_show_galleries: Any = None
+    runway_show_galleries: Galleries | None = None
 
 
 class ShowState(_Camel):
     """State of ``/fashion-shows/{season}/{designer}``."""
 
     transformed: ShowTransformed | None = None
+
+
+def gallery_items(raw: msgspec.Raw) -> list[Item | None]:
+    """A gallery's items; an item of an unexpected shape becomes None instead of sinking all.
+
+    The typed decode is the fast path; when any item does not fit it, the items are decoded
+    loosely and each one is converted on its own.
+    """
+    try:
+        return msgspec.json.decode(raw, type=list[Item | None] | None) or []
+    except msgspec.ValidationError:
+        loose = msgspec.json.decode(raw)
+    converted: list[Item | None] = []
+    for item in items(loose):
+        try:
+            converted.append(msgspec.convert(item, Item | None))
+        except msgspec.ValidationError:
+            converted.append(None)
+    return converted
 
 
 def _state_start(html: str, url: str) -> int:
@@ -113,10 +167,12 @@ def decode_state(html: str, url: str, kind: type[S]) -> S:
     a string, a second statement) falls back to finding the exact end first.
     """
     start = _state_start(html, url)
-    end = html.find("</script", start)
-    candidate = html[start : len(html) if end == -1 else end].rstrip().rstrip(";").rstrip()
+    stop = html.find("</script", start)
+    stop = len(html) if stop == -1 else stop
+    while stop > start and html[stop - 1] in " \t\r\n;":
+        stop -= 1
     try:
-        return msgspec.json.decode(candidate, type=kind)
+        return msgspec.json.decode(html[start:stop], type=kind)
     except msgspec.ValidationError as exc:
         raise VogueParseError(f"{url}: unexpected page state ({exc})") from None
     except (msgspec.DecodeError, RecursionError):

@@ -184,6 +184,15 @@ async def test_crawl_through_the_polite_client_counts_skips(impression_site: Sit
     assert impression_site.paths(f"/{SLUGS[6]}/") == [f"/{SLUGS[6]}/"] * 2  # 503, then 200
 
 
+async def test_a_site_without_any_route_to_posts_is_a_source_error(
+    impression_site: SiteServer, client: httpx.AsyncClient
+) -> None:
+    challenge = b"<html><body>Checking your browser</body></html>"
+    impression_site.route("/*", body=challenge, headers={"Content-Type": "text/html"})
+    with pytest.raises(SourceError, match=r"no posts at .* \(no REST API, feed or listing links\)"):
+        await source(impression_site, client).list_shows(None, 5)
+
+
 def test_bad_options_are_config_errors(client: httpx.AsyncClient) -> None:
     with pytest.raises(ConfigError, match="original must be true or false"):
         TheImpressionSource(client, {"original": 2})

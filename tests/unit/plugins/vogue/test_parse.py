@@ -18,6 +18,7 @@ from rk.plugins.vogue.parse import (
     show_key,
     to_original,
 )
+from rk.plugins.vogue.state import Image, Rendition, gallery_items
 
 Page = Callable[[str], tuple[str, str]]
 AURELE_FW = "fashion-shows/fall-2031-ready-to-wear/maison-aurele"
@@ -186,11 +187,28 @@ def test_show_keys_and_image_helpers() -> None:
     url = "https://assets.test/photos/0123456789abcdef01234567/4:3/w_1280,h_960,c_limit/a.jpg"
     assert to_original(url) == "https://assets.test/photos/0123456789abcdef01234567/4:3/pass/a.jpg"
     assert to_original("https://assets.test/other/a.jpg") == "https://assets.test/other/a.jpg"
-    odd = {
-        "sources": {
-            "huge": {"url": "/a.jpg", "width": 9000},
-            "tiny": {"url": "/b.jpg", "width": 10},
+    odd = Image(
+        sources={
+            "huge": Rendition(url="/a.jpg", width=9000),
+            "tiny": Rendition(url="/b.jpg", width=10),
         }
-    }
+    )
     assert image_url(odd, "https://x/p") == "https://x/a.jpg"
-    assert image_url({"sources": {"md": {"url": "javascript:alert(1)"}}}, "https://x/p") == ""
+    assert (
+        image_url(Image(sources={"md": Rendition(url="javascript:alert(1)")}), "https://x/p") == ""
+    )
+    assert (
+        image_url(Image(sources={"md": None, "sm": Rendition(url=7)}), "https://x/p")
+        == "https://x/7"
+    )
+
+
+def test_one_odd_item_does_not_sink_its_gallery() -> None:
+    raw = msgspec.Raw(
+        b'[{"lookNumber": "1", "image": "oops"}, null,'
+        b' {"image": {"sources": {"md": {"url": "/a.jpg"}}}}]'
+    )
+    odd, empty, good = gallery_items(raw)
+    assert (odd, empty) == (None, None)
+    assert good is not None
+    assert image_url(good.image, "https://x/p") == "https://x/a.jpg"
