@@ -33,6 +33,7 @@ from rk.server.services.fetch import Fetcher, FetchPolicy
 from rk.server.services.ingest import IngestService
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
 
 log = logging.getLogger("rk.server")
@@ -113,7 +114,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         route_handlers=all_routes(settings),
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
-        lifespan=[lifespan],
+        lifespan=[lifespan, embedding_lifespan],
         state=state,
         openapi_config=OpenAPIConfig(title="rk backend", version=__version__, path="/schema"),
         logging_config=None,

@@ -1,0 +1,136 @@
+"""Public similarity search: stored neighbours of an image, and search by a query vector.
+
+Only published images are ever returned: the image asked about must belong to a
+published, live article, and so must every image in an answer. A query vector (from the
+text tower or an uploaded image) is compared with every published vector of the model,
+streamed in blocks, with the same exact top-K math as the neighbours job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import numpy as np
+from msgspec import Struct
+from piccolo.querystring import QueryString
+
+from rk.core.storage import Storage
+from rk.server.db.tables import Image
+from rk.server.errors import NotFound
+from rk.server.services.neighbour_lists import decode
+from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Floats, Ids, Placement, normalised
+
+PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
+URL_TTL_S = 3600
+
+
+class ImageHit(Struct, frozen=True, kw_only=True):
+    """One image in a search answer, with a URL of its thumbnail (else the original)."""
+
+    image_id: int
+    article_id: int
+    kind: str
+    role: str
+    position: int
+    score: float
+    url: str
+
+
+async def _rows(sql: str, *args: Any) -> list[dict[str, Any]]:
+    return list(await Image._meta.db.run_querystring(QueryString(sql, *args)))
+
+
+async def _hits(storage: Storage, scored: list[tuple[int, float]]) -> list[ImageHit]:
+    """ImageHits for ``(image_id, score)`` pairs of published images, in the given order."""
+    if not scored:
+        return []
+    marks = ", ".join("{}" for _ in scored)
+    rows = await _rows(
+        "SELECT i.id, i.article_id, i.kind, i.role, i.position, i.key, i.thumb_key"
+        f" FROM images i JOIN articles a ON a.id = i.article_id WHERE i.id IN ({marks})"
+        f" AND {PUBLISHED}",
+        *[image_id for image_id, _ in scored],
+    )
+    by_id = {int(row["id"]): row for row in rows}
+    hits = []
+    for image_id, score in scored:
+        row = by_id.get(image_id)
+        if row is None:
+            continue
+        hits.append(
+            ImageHit(
+                image_id=image_id,
+                article_id=int(row["article_id"]),
+                kind=str(row["kind"]),
+                role=str(row["role"]),
+                position=int(row["position"]),
+                score=round(float(score), 6),
+                url=await storage.url_for(row["thumb_key"] or row["key"], URL_TTL_S),
+            )
+        )
+    return hits
+
+
+async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[ImageHit]:
+    """The stored neighbours of a published image that are published themselves, best first.
+
+    Raises:
+        NotFound: no such image, or it is not published.
+    """
+    found = await _rows(
+        f"SELECT i.id FROM images i JOIN articles a ON a.id = i.article_id"
+        f" WHERE i.id = {{}} AND {PUBLISHED}",
+        image_id,
+    )
+    if not found:
+        raise NotFound(f"no published image {image_id}")
+    rows = await _rows(
+        "SELECT n.neighbor_id, n.score FROM image_neighbors n"
+        " JOIN images i ON i.id = n.neighbor_id JOIN articles a ON a.id = i.article_id"
+        f" WHERE n.model = {{}} AND n.image_id = {{}} AND {PUBLISHED}"
+        " ORDER BY n.rank LIMIT {}",
+        model,
+        image_id,
+        k,
+    )
+    return await _hits(storage, [(int(r["neighbor_id"]), float(r["score"])) for r in rows])
+
+
+async def published_blocks(
+    model: str, dim: int, kind: str | None, block_rows: int = BLOCK_ROWS
+) -> AsyncIterator[tuple[Ids, Floats]]:
+    """Every published vector of ``model`` (of ``kind`` when given), a block at a time."""
+    after = 0
+    kind_sql = " AND e.kind = {}" if kind else ""
+    while True:
+        rows = await _rows(
+            "SELECT e.image_id, e.vector FROM image_embeddings e"
+            " JOIN images i ON i.id = e.image_id JOIN articles a ON a.id = i.article_id"
+            f" WHERE e.model = {{}} AND e.image_id > {{}} AND {PUBLISHED}{kind_sql}"
+            " ORDER BY e.image_id LIMIT {}",
+            model,
+            after,
+            *([kind] if kind else []),
+            block_rows,
+        )
+        if not rows:
+            return
+        after = int(rows[-1]["image_id"])
+        ids, matrix, _ = decode(rows, dim)
+        yield ids, matrix
+        if len(rows) < block_rows:
+            return
+
+
+async def by_vector(
+    vector: list[float], model: str, k: int, storage: Storage, kind: str | None = None
+) -> list[ImageHit]:
+    """The ``k`` published images most similar to ``vector`` (cosine), best first."""
+    query = normalised(np.asarray([vector], dtype=np.float32))
+    placement = Placement([0], query, k)  # image ids start at 1: 0 never meets itself
+    async for ids, matrix in published_blocks(model, query.shape[1], kind):
+        skip = np.full(len(ids), SKIP, dtype=np.float32)
+        await asyncio.to_thread(placement.add_block, ids, matrix, skip)
+    return await _hits(storage, placement.lists()[0])
