@@ -9,7 +9,18 @@ from typing import Annotated
 import typer
 
 from rk import __version__
-from rk.cli import brands_cmd, config_cmd, db_cmd, embed_cmd, plugins_cmd, spider_cmd, vision_cmd
+from rk.cli import (
+    brands_cmd,
+    config_cmd,
+    crawl_cmd,
+    db_cmd,
+    embed_cmd,
+    plugins_cmd,
+    serve_cmd,
+    spider_cmd,
+    spider_embed,
+    vision_cmd,
+)
 from rk.core.errors import RkError
 
 app = typer.Typer(
@@ -47,9 +58,12 @@ plugins_cmd.register(app)
 config_cmd.register(app)
 db_cmd.register(app)
 brands_cmd.register(app)
+crawl_cmd.register(app)
 spider_cmd.register(app)
+spider_embed.register(app)
 embed_cmd.register(app)
 vision_cmd.register(app)
+serve_cmd.register(app)
 
 
 def run() -> None:

@@ -13,6 +13,7 @@ from litestar.types import ControllerRouterHandler
 from rk.core.config import Settings
 from rk.server.auth import hmac_guard
 from rk.server.requests import StrictRequest
+from rk.server.routes.crawl import CrawlTaskController
 from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
 
@@ -21,7 +22,7 @@ INTERNAL_PREFIX = "/admin/internal"
 
 def internal_handlers() -> list[ControllerRouterHandler]:
     """The controllers under ``/admin/internal`` (HMAC-signed spider API)."""
-    return [InternalController]
+    return [InternalController, CrawlTaskController]
 
 
 def all_routes(settings: Settings) -> list[ControllerRouterHandler]:

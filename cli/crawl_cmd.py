@@ -1,0 +1,207 @@
+"""``rk crawl add|batch|list|retry|cancel|delete``: the operator's view of the crawl-task queue.
+
+Every command goes straight to the database (``run_with_db``) through the same service the
+spiders' API and the admin UI use (``rk.server.services.crawl_tasks``). An unknown brand,
+task id, source or status is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
+import typer
+
+from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
+from rk.cli.db_session import run_with_db
+from rk.core.config import Settings
+from rk.core.errors import RkError
+
+if TYPE_CHECKING:
+    from rk.server.services.crawl_tasks import CrawlTaskRow, CrawlTasks
+
+crawl_app = typer.Typer(
+    help="Queue brands for the spiders and watch the queue.", no_args_is_help=True
+)
+
+T = TypeVar("T")
+STATUSES = ("queued", "running", "done", "failed", "canceled")
+ERROR_WIDTH = 60
+
+SourceOption = Annotated[str, typer.Option("--source", help="Source plugin that may claim it.")]
+MaxShowsOption = Annotated[
+    int, typer.Option("--max-shows", "-s", min=0, help="Newest N shows (0 = every show).")
+]
+PriorityOption = Annotated[int, typer.Option("--priority", help="Higher is claimed first.")]
+TaskIdArg = Annotated[int, typer.Argument(min=1, help="The crawl task's id.")]
+
+
+def _check_source(name: str) -> None:
+    """Exit 2 unless ``name`` is a registered source (a task nobody can claim helps no one)."""
+    from rk.core.sources import get_source
+
+    try:
+        get_source(name)
+    except RkError as exc:
+        fail(str(exc))
+
+
+def _with_tasks(settings: Settings, work: Callable[[CrawlTasks], Awaitable[T]]) -> T:
+    """Run ``work(tasks)`` against the configured database, closing the queue after."""
+    from rk.server.services.crawl_tasks import CrawlTasks
+
+    async def main() -> T:
+        tasks = CrawlTasks.from_dsn(settings.database_url, settings.queues)
+        try:
+            return await work(tasks)
+        finally:
+            await tasks.close()
+
+    return run_with_db(settings, main)
+
+
+@crawl_app.command("add")
+def add(
+    brand: Annotated[str, typer.Argument(help="The brand's id or exact name.")],
+    max_shows: MaxShowsOption = 3,
+    priority: PriorityOption = 0,
+    source: SourceOption = "vogue",
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Queue one brand for crawling."""
+    from rk.server.services.brand_admin import find_brand
+
+    _check_source(source)
+    settings = settings_from(config, data_dir)
+
+    async def work(tasks: CrawlTasks) -> str:
+        info = await find_brand(brand.strip())
+        if info is None:
+            fail(f"no brand with id or name {brand!r} (see: rk brands list)")
+        task_id = await tasks.add_task(info.id, max_shows, priority, source)
+        return f"queued task {task_id}: {info.name} (id={info.id}) on {source}, max {max_shows}"
+
+    typer.echo(_with_tasks(settings, work))
+
+
+@crawl_app.command("batch")
+def batch(
+    prefix: Annotated[str, typer.Option("--prefix", help="Brands whose name starts with this.")],
+    max_shows: MaxShowsOption = 3,
+    count: Annotated[int, typer.Option("--count", "-n", min=1, help="At most this many.")] = 50,
+    priority: PriorityOption = 0,
+    source: SourceOption = "vogue",
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Queue brands by name prefix, skipping those with a queued or running task."""
+    _check_source(source)
+    settings = settings_from(config, data_dir)
+
+    async def work(tasks: CrawlTasks) -> list[int]:
+        return await tasks.batch_add(prefix, max_shows, count, source, priority)
+
+    ids = _with_tasks(settings, work)
+    listed = f": {', '.join(map(str, ids))}" if ids else ""
+    typer.echo(f"queued {len(ids)} tasks for brands starting with {prefix!r}{listed}")
+
+
+@crawl_app.command("list")
+def list_(
+    status: Annotated[
+        str | None, typer.Option("--status", help=f"Only one of: {', '.join(STATUSES)}.")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many rows.")] = 200,
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """List crawl tasks, newest first."""
+    if status is not None and status not in STATUSES:
+        fail(f"unknown status {status!r}: one of {', '.join(STATUSES)}")
+    settings = settings_from(config, data_dir)
+
+    async def work(tasks: CrawlTasks) -> list[CrawlTaskRow]:
+        return await tasks.list_tasks(status, limit)
+
+    rows = _with_tasks(settings, work)
+    if not rows:
+        typer.echo("no crawl tasks" + (f" with status {status}" if status else ""))
+        return
+    typer.echo(table(rows))
+
+
+def table(rows: list[CrawlTaskRow]) -> str:
+    """The rows of ``list_tasks`` as an aligned text table."""
+    head = (
+        "id",
+        "status",
+        "brand",
+        "source",
+        "max_shows",
+        "worker",
+        "attempts",
+        "shows_submitted",
+        "last_error",
+    )
+    body = [
+        (
+            str(r.id),
+            r.status,
+            r.brand_name or f"(brand {r.brand_id} gone)",
+            r.source,
+            str(r.max_shows),
+            r.worker or "-",
+            str(r.attempts),
+            str(r.shows_submitted),
+            _short(r.last_error),
+        )
+        for r in rows
+    ]
+    widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
+    numeric = {0, 4, 6, 7}
+
+    def fmt(line: tuple[str, ...]) -> str:
+        cells = [
+            cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i])
+            for i, cell in enumerate(line)
+        ]
+        return "  ".join(cells).rstrip()
+
+    return "\n".join(fmt(line) for line in [head, *body])
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= ERROR_WIDTH else line[: ERROR_WIDTH - 1] + "…"
+
+
+def _task_command(verb: str, done: str) -> Callable[..., None]:
+    def command(
+        task_id: TaskIdArg, config: ConfigOption = None, data_dir: DataDirOption = None
+    ) -> None:
+        settings = settings_from(config, data_dir)
+
+        async def work(tasks: CrawlTasks) -> None:
+            await getattr(tasks, verb)(task_id)
+
+        _with_tasks(settings, work)
+        typer.echo(f"task {task_id} {done}")
+
+    return command
+
+
+crawl_app.command("retry", help="Queue a failed, done or canceled task again (attempts reset).")(
+    _task_command("retry", "queued again")
+)
+crawl_app.command("cancel", help="Stop a task from being claimed (a running spider finishes it).")(
+    _task_command("cancel", "canceled")
+)
+crawl_app.command("delete", help="Remove a task row (nothing else is touched).")(
+    _task_command("delete", "deleted")
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rk crawl`` to the root app."""
+    app.add_typer(crawl_app, name="crawl")
