@@ -14,15 +14,17 @@ from rk.core.config import Settings
 from rk.server.auth import hmac_guard
 from rk.server.requests import StrictRequest
 from rk.server.routes.crawl import CrawlTaskController
+from rk.server.routes.embeddings import EmbeddingsController
 from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
+from rk.server.routes.search import SearchController
 
 INTERNAL_PREFIX = "/admin/internal"
 
 
 def internal_handlers() -> list[ControllerRouterHandler]:
     """The controllers under ``/admin/internal`` (HMAC-signed spider API)."""
-    return [InternalController, CrawlTaskController]
+    return [InternalController, CrawlTaskController, EmbeddingsController]
 
 
 def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
@@ -34,4 +36,4 @@ def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
         request_class=StrictRequest,
         request_max_body_size=settings.server.max_body_bytes,
     )
-    return [internal, *media_routes()]
+    return [internal, *media_routes(), SearchController]

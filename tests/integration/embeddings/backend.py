@@ -64,6 +64,26 @@ async def add_article(show_key: str, status: str, kind: str = "runway") -> int:
     return int(row.id)
 
 
+async def add_image(
+    backend: Backend, article_id: int, position: int, data: bytes, kind: str = "runway"
+) -> int:
+    """Store ``data`` under its content key and insert an image row for it; its id."""
+    sha1 = hashlib.sha1(data).hexdigest()
+    key = f"{kind}/{sha1}.jpg"
+    await backend.storage.put(key, data)
+    row = Image(
+        article_id=article_id,
+        role="look",
+        position=position,
+        kind=kind,
+        key=key,
+        sha1=sha1,
+        size=len(data),
+    )
+    await row.save()
+    return int(row.id)
+
+
 async def add_images(
     backend: Backend, article_id: int, seeds: list[int], kind: str = "runway"
 ) -> dict[int, bytes]:
@@ -71,18 +91,5 @@ async def add_images(
     out: dict[int, bytes] = {}
     for position, seed in enumerate(seeds, start=1):
         data = picture(seed)
-        sha1 = hashlib.sha1(data).hexdigest()
-        key = f"{kind}/{sha1}.jpg"
-        await backend.storage.put(key, data)
-        row = Image(
-            article_id=article_id,
-            role="look",
-            position=position,
-            kind=kind,
-            key=key,
-            sha1=sha1,
-            size=len(data),
-        )
-        await row.save()
-        out[int(row.id)] = data
+        out[await add_image(backend, article_id, position, data, kind)] = data
     return out
