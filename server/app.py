@@ -28,6 +28,7 @@ from rk.server.errors import exception_handlers
 from rk.server.queues.engine import JobQueue
 from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
+from rk.server.services.brands import BrandIds
 from rk.server.services.crawl_tasks import CrawlTasks
 from rk.server.services.fetch import Fetcher, FetchPolicy
 from rk.server.services.ingest import IngestService
@@ -108,6 +109,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "settings": settings,
             "pm": pm or get_plugin_manager(),
             "secrets": resolve_secrets(settings),
+            "brand_ids": BrandIds(),
         }
     )
     return Litestar(

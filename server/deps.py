@@ -1,6 +1,6 @@
 """App-level dependencies: what handlers may ask for by name, taken from the app state.
 
-``settings``, ``pm`` and ``secret`` exist from ``create_app`` on; ``storage`` and
+``settings``, ``pm``, ``secret`` and ``brand_ids`` exist from ``create_app`` on; ``storage`` and
 ``queue`` are opened by the lifespan before the first request is served.
 """
 
@@ -13,6 +13,7 @@ from litestar.di import Provide
 from rk.core.config import Settings
 from rk.core.storage import Storage
 from rk.server.queues.engine import JobQueue
+from rk.server.services.brands import BrandIds
 
 
 def _settings(state: State) -> Settings:
@@ -31,6 +32,10 @@ def _queue(state: State) -> JobQueue:
     return state.queue
 
 
+def _brand_ids(state: State) -> BrandIds:
+    return state.brand_ids
+
+
 def _secret(state: State) -> str:
     return state.secrets.media
 
@@ -43,4 +48,5 @@ def dependencies() -> dict[str, Provide]:
         "storage": Provide(_storage, sync_to_thread=False),
         "queue": Provide(_queue, sync_to_thread=False),
         "secret": Provide(_secret, sync_to_thread=False),
+        "brand_ids": Provide(_brand_ids, sync_to_thread=False),
     }

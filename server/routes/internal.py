@@ -27,7 +27,7 @@ from rk.core.wire import (
 )
 from rk.server.errors import ApiError, NotFound, Unavailable
 from rk.server.queues.engine import JobQueue
-from rk.server.services.brands import brand_id_for_uid, brand_info
+from rk.server.services.brands import BrandIds, brand_info
 
 BrandRefParam = Annotated[
     str, Parameter(description="The brand's uid (as in a ShowIngest) or its numeric id")
@@ -42,12 +42,15 @@ class InternalController(Controller):
 
     @post("/ingest", status_code=202, summary="Queue a show for ingest")
     async def ingest(
-        self, data: JSONBody[ShowIngest], queue: NamedDependency[JobQueue]
+        self,
+        data: JSONBody[ShowIngest],
+        queue: NamedDependency[JobQueue],
+        brand_ids: NamedDependency[BrandIds],
     ) -> IngestAccepted:
         """Validate the show, resolve its brand and queue an ingest job; 202 with its id."""
         brand_id = 0
         if data.brand is not None:
-            found = await brand_id_for_uid(data.brand.uid)
+            found = await brand_ids.id_for(data.brand.uid)
             if found is None:
                 raise ApiError(f"unknown brand uid {data.brand.uid!r} ({data.brand.name})")
             brand_id = found

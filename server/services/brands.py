@@ -15,6 +15,29 @@ async def brand_id_for_uid(uid: str) -> int | None:
     return int(row["id"]) if row else None
 
 
+class BrandIds:
+    """uid → id lookups for ingest, remembered: a uid is made from its brand's id once and
+    never changes, so a hit stays true. Misses are not remembered (the brand may be added
+    any moment). One per app, so two backends in one process never share answers.
+    """
+
+    def __init__(self, max_entries: int = 10_000) -> None:
+        self.max_entries = max_entries
+        self._ids: dict[str, int] = {}
+
+    async def id_for(self, uid: str) -> int | None:
+        """The brand id of ``uid``, or None when no brand has it."""
+        known = self._ids.get(uid)
+        if known is not None:
+            return known
+        found = await brand_id_for_uid(uid)
+        if found is not None:
+            if len(self._ids) >= self.max_entries:
+                self._ids.clear()
+            self._ids[uid] = found
+        return found
+
+
 def _slugs(raw: Any) -> dict[str, str]:
     try:
         value = json.loads(raw) if isinstance(raw, str) else raw

@@ -24,6 +24,7 @@ from integration.server.helpers import (
 from integration.server.images import jpeg
 
 from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from rk.core.uids import brand_uid
 from rk.core.wire import BrandRef
 from rk.server.db.tables import IngestJob
 
@@ -283,3 +284,15 @@ async def test_brand_lookup_by_uid_and_id(backend: Backend) -> None:
     assert by_id.json() == info
     assert_error(await backend.signed("GET", "/admin/internal/brands/zzzzzzzz"), 404, "no brand")
     assert_error(await backend.client.get(f"/admin/internal/brands/{brand.uid}"), 401)
+
+
+async def test_a_brand_added_after_a_miss_is_found(backend: Backend) -> None:
+    future_uid = brand_uid(1)
+    early = show(
+        "ss25/early", ["https://i.example/1.jpg"], brand=BrandRef(uid=future_uid, name="B")
+    )
+    assert_error(await backend.ingest(early), 422, "unknown brand")
+    assert (await add_brand("Brand Later")).uid == future_uid
+    assert (await backend.ingest(early)).status_code == 202
+    assert (await backend.ingest(early)).status_code == 202
+    assert await job_count() == 2

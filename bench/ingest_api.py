@@ -1,0 +1,247 @@
+"""Signed ingest POSTs per second against ``rk serve-backend``, next to a bare Litestar 202.
+
+Both servers run as separate processes, one uvicorn worker each, no access log. The load
+comes from separate client processes (a minimal keep-alive HTTP/1.1 client on asyncio,
+because an httpx loop measures httpx). Every request carries a 40-look ShowIngest, freshly
+signed; the bare endpoint returns 202 without reading anything, so the ratio is what
+signature checking, strict decoding, brand lookup and the job INSERT cost.
+
+    .venv/bin/python bench/ingest_api.py [--seconds 5] [--clients 2] [--connections 16]
+                                         [--database DSN]
+
+Without ``--database`` the backend runs the embedded default (SQLite in a temp dir).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
+# ``queue`` module that logging and asyncio import: take the folder out.
+if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import re
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+
+import msgspec
+
+from rk.core.signing import signed_headers
+from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+
+SECRET = "bench-secret"
+PATH = "/admin/internal/ingest"
+RK = str(Path(sys.executable).with_name("rk"))
+
+
+def payload(brand_uid: str = "", looks: int = 40) -> bytes:
+    """A realistic runway show: its brand and 40 looks, each with a URL."""
+    show = ShowIngest(
+        source="vogue",
+        brand=BrandRef(uid=brand_uid, name="Maison Aurele") if brand_uid else None,
+        show_key="spring-2025-ready-to-wear/maison-aurele",
+        title="Maison Aurèle Spring 2025 Ready-to-Wear",
+        season="Spring 2025",
+        city="Paris",
+        url="https://www.vogue.com/fashion-shows/spring-2025-ready-to-wear/maison-aurele",
+        looks=[
+            Look(
+                number=n,
+                image=ImageRef(
+                    url=f"https://assets.vogue.com/photos/66f0a1b2c3d4e5f6a7b8c9{n:02d}/master/"
+                    f"w_2560%2Cc_limit/{n:05d}-maison-aurele-spring-2025.jpg"
+                ),
+            )
+            for n in range(1, looks + 1)
+        ],
+    )
+    return msgspec.json.encode(show)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(port: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise SystemExit(f"nothing listens on {port} after {timeout_s} s")
+
+
+def bare_server(port: int) -> None:
+    """The baseline: a Litestar app whose only route answers 202 without reading the body."""
+    import uvicorn
+    from litestar import Litestar, post
+
+    @post(PATH, status_code=202)
+    async def accept() -> dict[str, int]:
+        return {"job_id": 1}
+
+    uvicorn.run(
+        Litestar([accept]), host="127.0.0.1", port=port, access_log=False, log_level="warning"
+    )
+
+
+async def _connection(port: int, body: bytes, until: float, latencies: list[float]) -> int:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    errors = 0
+    try:
+        while time.monotonic() < until:
+            headers = signed_headers(SECRET, "POST", PATH, body)
+            head = (
+                f"POST {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+                + "\r\n"
+            )
+            started = time.perf_counter()
+            writer.write(head.encode() + body)
+            status_and_headers = await reader.readuntil(b"\r\n\r\n")
+            lines = status_and_headers.decode("latin-1").split("\r\n")
+            length = next(
+                int(line.split(":", 1)[1])
+                for line in lines
+                if line.lower().startswith("content-length:")
+            )
+            await reader.readexactly(length)
+            latencies.append(time.perf_counter() - started)
+            if lines[0].split()[1] != "202":
+                errors += 1
+    finally:
+        writer.close()
+    return errors
+
+
+def client(
+    port: int,
+    body: bytes,
+    connections: int,
+    seconds: float,
+    start_at: float,
+    out: multiprocessing.Queue,
+) -> None:
+    """One load process: ``connections`` keep-alive connections for ``seconds``."""
+    latencies: list[float] = []
+
+    async def main() -> int:
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        until = time.monotonic() + seconds
+        results = await asyncio.gather(
+            *(_connection(port, body, until, latencies) for _ in range(connections))
+        )
+        return sum(results)
+
+    errors = asyncio.run(main())
+    out.put((len(latencies), errors, latencies))
+
+
+def load(
+    port: int, body: bytes, clients: int, connections: int, seconds: float
+) -> tuple[float, int, list[float]]:
+    """Requests per second, error count and all latencies from ``clients`` processes."""
+    ctx = multiprocessing.get_context("spawn")
+    out: multiprocessing.Queue = ctx.Queue()
+    start_at = time.time() + 1.5
+    procs = [
+        ctx.Process(target=client, args=(port, body, connections, seconds, start_at, out))
+        for _ in range(clients)
+    ]
+    for proc in procs:
+        proc.start()
+    done = 0
+    errors = 0
+    latencies: list[float] = []
+    for _ in procs:
+        count, errs, lats = out.get(timeout=seconds + 60)
+        done += count
+        errors += errs
+        latencies += lats
+    for proc in procs:
+        proc.join()
+    return done / seconds, errors, latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--clients", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--database", default="", help="PostgreSQL DSN (default: SQLite)")
+    parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_server:
+        bare_server(args.bare_server)
+        return
+
+    with tempfile.TemporaryDirectory(prefix="rk-bench-api-") as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RK_")}
+        env.update({"RK_INGEST_SECRET": SECRET})
+        if args.database:
+            env["RK_DATABASE"] = args.database
+        added = subprocess.run(
+            [RK, "brands", "add", "Maison Aurele", "--data-dir", tmp],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        brand_uid = re.search(r"uid=(\S+)", added.stdout + added.stderr).group(1)  # type: ignore[union-attr]
+        body = payload(brand_uid)
+        rk_port, bare_port = free_port(), free_port()
+        servers = [
+            subprocess.Popen(
+                [RK, "serve-backend", "--port", str(rk_port), "--workers", "0", "--data-dir", tmp],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ),
+            subprocess.Popen(
+                [sys.executable, __file__, "--bare-server", str(bare_port)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ),
+        ]
+        try:
+            wait_for(rk_port)
+            wait_for(bare_port)
+            rows = []
+            for name, port in (("bare Litestar 202", bare_port), ("rk ingest (signed)", rk_port)):
+                rate, errors, latencies = load(
+                    port, body, args.clients, args.connections, args.seconds
+                )
+                lat = sorted(latencies) or [0.0]
+                rows.append((name, rate, errors, statistics.median(lat), lat[int(len(lat) * 0.99)]))
+        finally:
+            for proc in servers:
+                proc.terminate()
+                proc.wait(timeout=30)
+
+    engine = "PostgreSQL" if args.database else "SQLite"
+    print(
+        f"ingest API, 40-look ShowIngest with brand ({len(body)} bytes), 1 uvicorn worker, "
+        f"{args.clients} client processes × {args.connections} connections, "
+        f"{args.seconds:g} s each, backend on {engine}"
+    )
+    print(f"{'target':<22}{'req/s':>10}{'non-202':>10}{'p50 ms':>10}{'p99 ms':>10}")
+    for name, rate, errors, p50, p99 in rows:
+        print(f"{name:<22}{rate:>10.0f}{errors:>10}{p50 * 1000:>10.2f}{p99 * 1000:>10.2f}")
+    print(f"ratio rk / bare: {rows[1][1] / rows[0][1]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
