@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from rk.cli.common import ConfigOption, fail, settings_from
-from rk.cli.spider_oneshot import add_oneshot_commands
+from rk.cli.spider_oneshot import add_oneshot_commands, quiet_http_logs
 from rk.core.config import Settings
 from rk.core.errors import RkError
 from rk.core.sources import get_source
@@ -39,6 +39,7 @@ def serve(
     if interval < 1:
         fail(f"--interval {interval:g} is too short: the poll interval must be at least 1 s")
     settings = settings_from(config)
+    quiet_http_logs()
     try:
         source_cls = get_source(plugin)
         from rk.core.client import require_ingest
@@ -53,7 +54,7 @@ def serve(
 async def _serve(
     settings: Settings, source_cls: type, workers: int, interval: float, max_co: int
 ) -> int:
-    from rk.core.client import BackendAuthError, BackendClient
+    from rk.core.client import BackendClient, BackendError
     from rk.core.http import polite_client
     from rk.core.spider_serve import SpiderServer
 
@@ -77,7 +78,7 @@ async def _serve(
         log.info("[serve] %d workers on %s, polling every %gs", workers, source_cls.name, interval)
         try:
             await runner
-        except BackendAuthError as exc:
+        except BackendError as exc:
             typer.echo(f"error: {exc}", err=True)
             return 2
         except asyncio.CancelledError:

@@ -7,6 +7,7 @@ stderr) and reports nothing, so it works with no backend and no config.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import Callable
 from typing import Annotated
@@ -26,6 +27,12 @@ from rk.core.wire import ShowIngest
 DebugOption = Annotated[
     bool, typer.Option("--debug", "-d", help="Print ShowIngest JSON Lines; report nothing.")
 ]
+
+
+def quiet_http_logs() -> None:
+    """One INFO line per source request drowns the crawl's own lines; keep them for -v."""
+    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+        logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def add_oneshot_commands(app: typer.Typer) -> None:
@@ -60,6 +67,7 @@ def _brand_command(cls: type[Source]) -> Callable[..., None]:
         if brand_id is None and not (name or slug):
             fail("say which brand: -b <brand id in the backend>, or --name / --slug")
         settings = settings_from(config)
+        quiet_http_logs()
         run = _run(settings, cls, max_shows, debug, brand_id=brand_id, name=name, slug=slug)
         raise typer.Exit(asyncio.run(run))
 
@@ -73,6 +81,7 @@ def _listing_command(cls: type[Source]) -> Callable[..., None]:
         config: ConfigOption = None,
     ) -> None:
         settings = settings_from(config)
+        quiet_http_logs()
         raise typer.Exit(asyncio.run(_run(settings, cls, limit, debug)))
 
     return command

@@ -17,12 +17,20 @@ from collections.abc import Callable
 
 import httpx
 
-from rk.core.client import BackendClient, BackendUnavailable, TaskLost, retry_backend
+from rk.core.client import (
+    BackendClient,
+    BackendError,
+    BackendRejected,
+    TaskLost,
+    retry_backend,
+)
 from rk.core.crawler import CrawlStats, crawl
 from rk.core.sources import BrandTarget, Source
 from rk.core.wire import CrawlResult, CrawlTask, ShowIngest
 
 log = logging.getLogger("rk.spider")
+
+CLAIM_GRACE_S = 2.0
 
 
 def worker_ids(count: int) -> list[str]:
@@ -77,8 +85,21 @@ class SpiderServer:
             loop.add_signal_handler(signum, on_signal, signum)
 
     async def run(self) -> None:
-        """Run every worker loop until a stop is asked and the in-hand tasks are reported."""
-        await asyncio.gather(*(self._loop(worker) for worker in worker_ids(self.workers)))
+        """Run every worker loop until a stop is asked and the in-hand tasks are reported.
+
+        An error that ends one loop (the backend refuses this spider: wrong secret, wrong
+        version) stops the others at once and propagates; in-hand tasks return on lease.
+        """
+        loops = [asyncio.create_task(self._loop(w)) for w in worker_ids(self.workers)]
+        try:
+            done, _ = await asyncio.wait(loops, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            for loop in loops:
+                loop.cancel()
+        for loop in done:
+            error = None if loop.cancelled() else loop.exception()
+            if error is not None:
+                raise error
 
     async def _loop(self, worker: str) -> None:
         source = self.source_cls.name
@@ -90,17 +111,27 @@ class SpiderServer:
             await self._run_task(worker, task)
 
     async def _claim(self, worker: str, source: str) -> CrawlTask | None:
-        """Claim one task, retrying while the backend is down; None when idle or stopping."""
+        """Claim one task, retrying while the backend is down; None when idle or stopping.
+
+        A stop that arrives during a claim waits ``CLAIM_GRACE_S`` for it: a task the
+        backend already leased to this worker is in hand and is crawled, not abandoned to
+        its lease. A claim still retrying an unreachable backend after that is dropped.
+        """
         claim = asyncio.create_task(
             retry_backend(lambda: self.client.claim(worker, source), what=f"{worker} claim")
         )
         stop = asyncio.create_task(self.stopping.wait())
-        await asyncio.wait({claim, stop}, return_when=asyncio.FIRST_COMPLETED)
-        stop.cancel()
+        try:
+            await asyncio.wait({claim, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if not claim.done():
+                await asyncio.wait({claim}, timeout=CLAIM_GRACE_S)
+        finally:
+            stop.cancel()
+            if not claim.done():
+                claim.cancel()
         if not claim.done():
-            claim.cancel()
-            return None
-        return claim.result()
+            await asyncio.wait({claim})
+        return None if claim.cancelled() else claim.result()
 
     async def _idle(self) -> None:
         """Sleep the poll interval, waking at once when a stop is asked."""
@@ -124,6 +155,7 @@ class SpiderServer:
         )
         crawl_job = asyncio.create_task(self._crawl(brand, task.max_shows))
         beat = asyncio.create_task(self._heartbeat(worker, task.id, crawl_job))
+        detail = ""
         try:
             stats = await crawl_job
             result = CrawlResult(
@@ -132,8 +164,10 @@ class SpiderServer:
                 shows_submitted=stats.shows,
                 error="; ".join(stats.errors)[:2000],
             )
+            detail = f" ({stats.summary()})"
         except asyncio.CancelledError:
-            if not crawl_job.cancelled():
+            current = asyncio.current_task()
+            if not crawl_job.cancelled() or (current is not None and current.cancelling()):
                 raise
             log.warning("[serve] %s task %d: lease lost; another worker has it", worker, task.id)
             return
@@ -144,7 +178,7 @@ class SpiderServer:
             )
         finally:
             beat.cancel()
-        await self._report(worker, task, result, time.monotonic() - started)
+        await self._report(worker, task, result, time.monotonic() - started, detail)
 
     async def _crawl(self, brand: BrandTarget, max_shows: int) -> CrawlStats:
         source = self.source_cls(self.http, self.source_options)
@@ -171,11 +205,11 @@ class SpiderServer:
             except TaskLost:
                 crawl_job.cancel()
                 return
-            except BackendUnavailable as exc:
+            except BackendError as exc:
                 log.warning("[serve] %s heartbeat for task %d failed: %s", worker, task_id, exc)
 
     async def _report(
-        self, worker: str, task: CrawlTask, result: CrawlResult, elapsed_s: float
+        self, worker: str, task: CrawlTask, result: CrawlResult, elapsed_s: float, detail: str
     ) -> None:
         try:
             await retry_backend(lambda: self.client.report(task.id, result), what="result")
@@ -184,12 +218,16 @@ class SpiderServer:
                 "[serve] %s task %d: result refused, the lease had expired", worker, task.id
             )
             return
+        except BackendRejected as exc:
+            log.error("[serve] %s task %d: result refused: %s", worker, task.id, exc)
+            return
         self.completed.append((task.id, result))
         log.info(
-            "[serve] %s task %d done: status=%s submitted %d shows in %.0fs",
+            "[serve] %s task %d done: status=%s submitted %d shows in %.0fs%s",
             worker,
             task.id,
             result.status,
             result.shows_submitted,
             elapsed_s,
+            detail,
         )

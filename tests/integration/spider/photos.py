@@ -1,0 +1,84 @@
+"""The synthetic Vogue site with a distinct real JPEG behind every ``/photos/…`` path.
+
+The captured-shape pages under ``tests/sites/vogue`` link their photos but ship no image
+files; end-to-end tests need every image to be different bytes (content keys would
+collapse identical ones), so each photo path answers a small noise JPEG seeded by the
+path. Show pages can be slowed down so a test can act while a brand is mid-crawl.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from support.sites import SiteServer
+
+SITES = Path(__file__).parents[2] / "sites"
+PHOTOS = "/photos/"
+
+
+def photo_bytes(path: str, size: tuple[int, int] = (48, 72)) -> bytes:
+    """A JPEG of noise seeded by ``path``: the same path always gives the same bytes."""
+    seed = int.from_bytes(hashlib.sha1(path.encode()).digest()[:8], "big")
+    pixels = np.random.default_rng(seed).integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(pixels).save(out, "JPEG", quality=85)
+    return out.getvalue()
+
+
+class PhotoSite(SiteServer):
+    """``SiteServer`` over the Vogue pages; photos answered with ``photo_bytes``.
+
+    ``slow_pages`` delays every ``/fashion-shows/<season>/<designer>`` page by that many
+    seconds (a show page, not the designer index), so a crawl takes a predictable time.
+    """
+
+    def __init__(self, root: Path = SITES / "vogue") -> None:
+        super().__init__(root)
+        self.slow_pages = 0.0
+        self._photos: dict[str, bytes] = {}
+        self._photo_lock = threading.Lock()
+
+    def photo(self, path: str) -> bytes:
+        """The bytes a photo path answers (cached)."""
+        with self._photo_lock:
+            data = self._photos.get(path)
+            if data is None:
+                data = self._photos[path] = photo_bytes(path)
+            return data
+
+    def photo_gets(self) -> int:
+        """How many photo downloads were answered so far."""
+        return len(self.paths(PHOTOS))
+
+    def answer(self, path: str, query: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        """A photo for ``/photos/…`` (unless a test routed it), else the page as usual."""
+        with self._lock:
+            routed = any(route.matches(path, query) for route in self.routes)
+        if path.startswith(PHOTOS) and not routed:
+            return 200, {"Content-Type": "image/jpeg"}, self.photo(path)
+        if self.slow_pages and _is_show_page(path):
+            time.sleep(self.slow_pages)
+        return super().answer(path, query)
+
+
+def _is_show_page(path: str) -> bool:
+    parts = path.strip("/").split("/")
+    return len(parts) == 3 and parts[0] == "fashion-shows" and parts[1] != "designer"
+
+
+@contextmanager
+def serve_photo_site() -> Iterator[PhotoSite]:
+    """A started PhotoSite, stopped on exit."""
+    site = PhotoSite().start()
+    try:
+        yield site
+    finally:
+        site.stop()

@@ -1,0 +1,59 @@
+"""Direct media upload through a serving spider: failed PUTs fall back to URLs, re-crawls
+upload nothing new.
+
+The backend's ``server.public_url`` points at a real proxy in front of its ``/media``
+routes, so the test sees every PUT the spider makes and can drop chosen ones.
+
+Re-crawl strategy, measured (``bench/spider_media.py``, ``bench/media_recrawl.py``): the
+spider asks first (``upload-url`` answers ``exists`` after a storage HEAD) instead of
+letting the idempotent PUT overwrite. On a re-crawl the ask costs one small request per
+image; the PUT path also decodes the image into its thumbnail and sends the original and
+the thumbnail again (two more requests and the full bytes), several times the cost. On a
+first crawl the ask adds only the HEAD to a request the spider makes anyway.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from integration.spider import archive
+from integration.spider.conftest import E2E
+from integration.spider.procs import eventually
+from integration.spider.proxy import serve_proxy
+from integration.spider.test_faults import done_task
+
+from rk.core.keys import sha1_hex
+
+
+async def test_failed_puts_fall_back_to_urls_and_a_recrawl_uploads_nothing(e2e: E2E) -> None:
+    with serve_proxy(0) as proxy:
+        backend = e2e.backend(server={"public_url": proxy.url})
+        proxy.target = backend.url
+        shows = await archive.expected_shows(e2e.site, "Halden & Co.")
+        urls = [ref.url for show in shows for ref in show.images()]
+        dropped = {
+            f"runway/{sha1_hex(e2e.site.photo(urlsplit(url).path))}.jpg" for url in urls[::3]
+        }
+        proxy.drop_keys = dropped
+        _, task_id = await e2e.queue("Halden & Co.")
+        spider = e2e.spider("spider", backend)
+
+        row = await eventually(lambda: done_task(task_id), "the crawl done")
+        assert row["shows_submitted"] == len(shows)
+        await eventually(archive.jobs_done, "every ingest job finished")
+        rows = await archive.check_archived(e2e.site, shows, backend.media_path)
+        assert {r["key"] for r in rows if not r["uploaded_by_spider"]} == dropped
+        assert set(proxy.dropped) == dropped
+        assert spider.log().count("reported by URL only") == len(dropped)
+        assert f"{len(urls) - len(dropped)} uploaded, {len(dropped)} fallen back" in spider.log()
+
+        puts = len(proxy.puts)
+        stored = sorted(p for p in (backend.data_dir / "media").rglob("*") if p.is_file())
+        _, again = await e2e.queue("Halden & Co.")
+        row = await eventually(lambda: done_task(again), "the re-crawl done")
+        assert row["shows_submitted"] == len(shows)
+        await eventually(archive.jobs_done, "every ingest job finished")
+        assert len(proxy.puts) == puts
+        assert sorted(p for p in (backend.data_dir / "media").rglob("*") if p.is_file()) == stored
+        assert len(await archive.articles()) == len(shows)
+        await archive.check_archived(e2e.site, shows, backend.media_path)

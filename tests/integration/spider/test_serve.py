@@ -1,0 +1,84 @@
+"""``rk spider serve`` end to end: operator commands queue brands, a spider crawls them.
+
+Real processes over real sockets: ``rk serve-backend`` on SQLite and on PostgreSQL, the
+local Vogue-like site, ``rk spider serve --plugin vogue`` with direct media upload.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+
+from integration.spider import archive
+from integration.spider.conftest import E2E
+from integration.spider.procs import claims, eventually, reports
+
+
+async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None:
+    # The backend generates its secret on first start and prints what a spider needs.
+    backend = e2e.backend(secret=None)
+    printed = await backend.wait_for(r"secret: ([0-9a-f]{64})")
+    secret = printed.group(1)
+    kestrel = re.search(r"id=(\d+)", backend.ok("brands", "add", "Kestrel & Vine"))
+    halden = re.search(r"id=(\d+)", backend.ok("brands", "add", "Halden & Co."))
+    assert kestrel
+    assert halden
+    backend.ok("crawl", "add", "Kestrel & Vine", "--max-shows", "0")
+    backend.ok("crawl", "add", halden.group(1), "--max-shows", "1", "--priority", "5")
+
+    spider = e2e.spider("spider", backend, secret=secret)
+
+    async def finished() -> list[dict] | None:
+        tasks = await archive.all_tasks()
+        return tasks if all(t["status"] == "done" for t in tasks) else None
+
+    tasks = await eventually(finished, "both tasks done")
+    await eventually(archive.jobs_done, "every ingest job finished")
+    want = {
+        int(kestrel.group(1)): await archive.expected_shows(e2e.site, "Kestrel & Vine"),
+        int(halden.group(1)): await archive.expected_shows(e2e.site, "Halden & Co.", 1),
+    }
+    for row in tasks:
+        assert row["shows_submitted"] == len(want[row["brand_id"]])
+        assert row["attempts"] == 1
+        assert row["last_error"] == ""
+    images = await archive.check_archived(
+        e2e.site, [s for shows in want.values() for s in shows], backend.media_path
+    )
+    assert all(row["uploaded_by_spider"] for row in images)
+    assert len(await archive.articles()) == sum(len(shows) for shows in want.values())
+
+    # The log says who claimed what and what was reported, as the predecessor did.
+    log = spider.log()
+    assert sorted(task for _, task in claims(log)) == [t["id"] for t in tasks]
+    assert {(task, status, shows) for _, task, status, shows in reports(log)} == {
+        (t["id"], "done", t["shows_submitted"]) for t in tasks
+    }
+    listing = backend.ok("crawl", "list", "--status", "done")
+    assert "Kestrel & Vine" in listing
+    assert "Halden & Co." in listing
+
+    spider.send(signal.SIGTERM)
+    assert await spider.wait() == 0
+
+
+async def test_sigint_finishes_and_reports_the_task_in_hand_then_exits_0(e2e: E2E) -> None:
+    backend = e2e.backend()
+    _, first = await e2e.queue("Kestrel & Vine", priority=1)
+    _, second = await e2e.queue("Halden & Co.")
+    e2e.site.slow_pages = 0.5  # three shows, one at a time: SIGINT lands mid-brand
+    spider = e2e.spider("spider", backend, "-w", "1", "-i", "1", "-m", "1")
+    await spider.wait_for(f"claimed task={first} ")
+
+    spider.send(signal.SIGINT)
+    assert await spider.wait() == 0
+    e2e.site.slow_pages = 0.0
+    row = await archive.task(first)
+    shows = await archive.expected_shows(e2e.site, "Kestrel & Vine")
+    assert row["status"] == "done"
+    assert row["shows_submitted"] == len(shows)
+    assert (await archive.task(second))["status"] == "queued"
+    log = spider.log()
+    assert "SIGINT: no new tasks; finishing the brands in hand" in log
+    assert [task for _, task, _, _ in reports(log)] == [first]
+    assert [task for _, task in claims(log)] == [first]

@@ -1,0 +1,82 @@
+"""``rk spider serve`` refuses a setup that cannot work (exit 2, one line) and waits out an
+unreachable backend instead of exiting.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from integration.spider.conftest import E2E
+from integration.spider.procs import clean_env, spider, spider_config, write_config
+from support.cli import RK
+from support.net import free_port
+
+
+def serve(config: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """Run ``rk spider serve`` to completion (it must exit by itself)."""
+    args = [RK, "spider", "serve", "--plugin", "vogue", "--config", str(config), *options]
+    return subprocess.run(
+        args, capture_output=True, text=True, timeout=60, env=clean_env(), check=False
+    )
+
+
+def error_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in done.stderr.splitlines() if line.startswith("error:")]
+
+
+@pytest.mark.parametrize(
+    ("ingest", "options", "message"),
+    [
+        ({"enabled": False}, (), "ingest.enabled is false"),
+        (
+            {"enabled": True, "endpoint": "http://127.0.0.1:9/admin/internal/ingest"},
+            (),
+            "ingest.secret is empty",
+        ),
+        (
+            {"enabled": True, "endpoint": "http://127.0.0.1:9/ingest-no", "secret": "s"},
+            (),
+            "ingest.endpoint must be",
+        ),
+        ({"enabled": True}, ("-i", "0.5"), "--interval 0.5 is too short"),
+        ({"enabled": True}, ("--plugin", "nosuch"), "no source named 'nosuch'"),
+    ],
+)
+def test_bad_setup_exits_2_with_one_line(
+    tmp_path: Path, ingest: dict, options: tuple[str, ...], message: str
+) -> None:
+    config = write_config(tmp_path / "config.yml", {"ingest": ingest})
+    done = serve(config, *options)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == error_lines(done)
+    [line] = error_lines(done)
+    assert message in line
+
+
+async def test_wrong_secret_exits_2_and_says_so(e2e_sqlite: E2E) -> None:
+    backend = e2e_sqlite.backend()
+    config = spider_config(
+        e2e_sqlite.root, "spider", backend.endpoint, "not-the-secret", e2e_sqlite.site.base_url
+    )
+    done = serve(config, "-w", "3")
+    assert done.returncode == 2
+    [line] = error_lines(done)
+    assert "ingest.secret differs from the backend's secret" in line
+    assert "Traceback" not in done.stderr
+
+
+async def test_unreachable_backend_is_retried_not_fatal(tmp_path: Path) -> None:
+    endpoint = f"http://127.0.0.1:{free_port()}/admin/internal/ingest"
+    config = spider_config(tmp_path, "spider", endpoint, "s", "http://127.0.0.1:9")
+    proc = spider(tmp_path, "spider", config, "-w", "1", "-i", "1").start()
+    try:
+        await proc.wait_for(r"claim: backend unreachable at .*; retrying \(attempt 1\)")
+        assert proc.alive()
+        proc.send(signal.SIGTERM)
+        assert await proc.wait() == 0
+    finally:
+        proc.stop()
+    assert "Traceback" not in proc.log()
