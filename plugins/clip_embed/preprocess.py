@@ -93,11 +93,17 @@ class Preprocessor:
         return recipe
 
     def decode(self, data: bytes) -> Image.Image | None:
-        """An RGB image ready to resize, or None when ``data`` is not a decodable image."""
+        """An RGB image ready to resize, or None when ``data`` is not a decodable image.
+
+        Sizes are checked from the header before any pixel is decoded: Pillow itself refuses
+        more than twice ``Image.MAX_IMAGE_PIXELS`` (about 179 Mpx) at open, and anything
+        whose size after ``draft()`` is over ``max_pixels`` is refused here.
+        """
         try:
             image = Image.open(io.BytesIO(data))
             if image.format == "JPEG":
-                image.draft("RGB", (self.shortest_edge, self.shortest_edge))
+                height, width = self.resize_to or (self.shortest_edge, self.shortest_edge)
+                image.draft("RGB", (width, height))
             width, height = image.size
             if width < 1 or height < 1 or width * height > self.max_pixels:
                 log.debug(

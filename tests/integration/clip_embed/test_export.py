@@ -30,6 +30,7 @@ def missing_toolchain() -> list[str]:
 
 
 MISSING = missing_toolchain()
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}  # the export must not need the hub
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(bool(MISSING), reason=f"export extra not installed ({', '.join(MISSING)})"),
@@ -61,6 +62,7 @@ def test_export_matches_torch_on_images_and_texts(source: Path, tmp_path: Path) 
         str(out),
         "--model-id",
         "t/x",
+        env=OFFLINE,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
@@ -105,7 +107,13 @@ def test_a_checkpoint_without_weights_is_exit_2(source: Path, tmp_path: Path) ->
     (tmp_path / "no-weights").mkdir()
     shutil.copy(source / "config.json", tmp_path / "no-weights" / "config.json")
     result = rk(
-        "embed", "export", "--model", str(tmp_path / "no-weights"), "--out", str(tmp_path / "o")
+        "embed",
+        "export",
+        "--model",
+        str(tmp_path / "no-weights"),
+        "--out",
+        str(tmp_path / "o"),
+        env=OFFLINE,
     )
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
