@@ -274,9 +274,9 @@ async def test_street_sources_store_under_street(
 
 
 async def test_a_retried_post_never_duplicates_the_article(
-    start_backend: StartBackend, images: ImageServer
+    start_backend: StartBackend, images: ImageServer, any_dsn: str
 ) -> None:
-    backend = await start_backend(workers=3)
+    backend = await start_backend(workers=3, database=any_dsn)
     payload = show("ss25/twice", [images.add(f"/t{n}.jpg", jpeg(80 + n)) for n in range(4)])
     body = msgspec.json.encode(payload)
     job_ids = [int((await backend.ingest(body)).json()["job_id"]) for _ in range(3)]

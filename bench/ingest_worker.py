@@ -1,0 +1,254 @@
+"""Ingest-worker throughput: 40-image shows per second and MB/s into ``file://`` storage.
+
+A local image server (its own process, images held in memory) serves ``--shows`` shows of
+40 distinct JPEGs. The same URLs are fetched twice in one run:
+
+- baseline: a plain httpx download-and-write loop, one show after another, ``--concurrency``
+  downloads at a time, each body written to a file;
+- rk: a backend (in this process, SQLite + ``file://`` in a temp dir, ``--workers`` ingest
+  workers with ``media.concurrency`` = ``--concurrency``) given every show by signed POST;
+  timed from the first POST until every job is done. This includes what the loop does not:
+  the SSRF checks, decoding each image, making its thumbnail, and the article transaction.
+
+    .venv/bin/python bench/ingest_worker.py [--shows 5] [--size 1280x1920] [--concurrency 6]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
+# ``queue`` module that logging and asyncio import: take the folder out.
+if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)
+
+import argparse
+import asyncio
+import hashlib
+import io
+import socket
+import subprocess
+import tempfile
+import time
+from typing import Any
+
+import httpx
+import msgspec
+import numpy as np
+import uvicorn
+from PIL import Image
+
+from rk.core.config import (
+    IngestSettings,
+    MediaSettings,
+    QueueSettings,
+    SecuritySettings,
+    ServerSettings,
+    Settings,
+)
+from rk.core.signing import signed_headers
+from rk.core.wire import ImageRef, Look, ShowIngest
+from rk.server.app import create_app
+from rk.server.db.tables import IngestJob
+
+SECRET = "bench-secret"
+LOOKS = 40
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(port: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise SystemExit(f"nothing listens on {port} after {timeout_s} s")
+
+
+def make_images(folder: Path, shows: int, size: tuple[int, int]) -> int:
+    """Write shows × 40 distinct photo-like JPEGs; their total size in bytes."""
+    rng = np.random.default_rng(7)
+    width, height = size
+    yy, xx = np.mgrid[0:height, 0:width]
+    base = np.stack(
+        [xx * 255 // width, yy * 255 // height, (xx + yy) * 255 // (width + height)], -1
+    )
+    total = 0
+    for show in range(shows):
+        for look in range(LOOKS):
+            noise = rng.integers(-24, 24, size=(height, width, 3))
+            pixels = np.clip(base + noise + (show * LOOKS + look) % 50, 0, 255).astype(np.uint8)
+            out = io.BytesIO()
+            Image.fromarray(pixels, "RGB").save(out, "JPEG", quality=85)
+            path = folder / f"{show}-{look}.jpg"
+            path.write_bytes(out.getvalue())
+            total += path.stat().st_size
+    return total
+
+
+def image_server(folder: str, port: int) -> None:
+    """Serve every file of ``folder`` from memory at ``/<name>``."""
+    files = {f"/{p.name}": p.read_bytes() for p in Path(folder).iterdir()}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = files.get(scope["path"])
+        status = 200 if body is not None else 404
+        headers = [
+            (b"content-type", b"image/jpeg"),
+            (b"content-length", str(len(body or b"")).encode()),
+        ]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body or b""})
+
+    uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
+
+
+def show_urls(port: int, show: int) -> list[str]:
+    return [f"http://127.0.0.1:{port}/{show}-{look}.jpg" for look in range(LOOKS)]
+
+
+async def baseline(port: int, shows: int, concurrency: int, out: Path) -> float:
+    """Seconds for the plain download-and-write loop over every show."""
+    gate = asyncio.Semaphore(concurrency)
+    async with httpx.AsyncClient(timeout=60) as client:
+
+        async def one(url: str) -> None:
+            async with gate:
+                response = await client.get(url)
+                response.raise_for_status()
+                data = response.content
+                (out / f"{hashlib.sha1(data).hexdigest()}.jpg").write_bytes(data)
+
+        started = time.perf_counter()
+        for show in range(shows):
+            await asyncio.gather(*(one(url) for url in show_urls(port, show)))
+        return time.perf_counter() - started
+
+
+async def wait_finished(jobs: int, timeout_s: float = 900) -> None:
+    """Return once ``jobs`` ingest jobs are done or failed."""
+    deadline = time.monotonic() + timeout_s
+    finished = IngestJob.status.is_in(["done", "failed"])
+    while time.monotonic() < deadline:
+        if await IngestJob.count().where(finished) >= jobs:
+            return
+        await asyncio.sleep(0.05)
+    raise SystemExit(f"ingest jobs not finished after {timeout_s} s")
+
+
+async def rk_ingest(port: int, shows: int, concurrency: int, workers: int, data: Path) -> float:
+    """Seconds from the first signed POST until every ingest job is done."""
+    backend_port = free_port()
+    settings = Settings(
+        data_dir=str(data),
+        server=ServerSettings(port=backend_port, workers=workers),
+        ingest=IngestSettings(secret=SECRET),
+        media=MediaSettings(concurrency=concurrency),
+        security=SecuritySettings(allow_private_hosts=["127.0.0.1"]),
+        queues=QueueSettings(poll_interval_s=0.05),
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings),
+            host="127.0.0.1",
+            port=backend_port,
+            log_level="warning",
+            access_log=False,
+        )
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{backend_port}") as client:
+            started = time.perf_counter()
+            for show in range(shows):
+                payload = ShowIngest(
+                    source="vogue",
+                    show_key=f"bench/show-{show}",
+                    title=f"Bench show {show}",
+                    looks=[
+                        Look(number=n, image=ImageRef(url=url))
+                        for n, url in enumerate(show_urls(port, show), start=1)
+                    ],
+                )
+                body = msgspec.json.encode(payload)
+                path = "/admin/internal/ingest"
+                response = await client.post(
+                    path, content=body, headers=signed_headers(SECRET, "POST", path, body)
+                )
+                response.raise_for_status()
+            await wait_finished(shows)
+            elapsed = time.perf_counter() - started
+            failed = await IngestJob.select(IngestJob.id, IngestJob.last_error).where(
+                IngestJob.status == "failed"
+            )
+            notes = await IngestJob.select(IngestJob.note).where(IngestJob.status == "done")
+            if failed or any(n["note"] != f"created, {LOOKS} images" for n in notes):
+                raise SystemExit(f"ingest did not store every image: {failed or notes}")
+            return elapsed
+    finally:
+        server.should_exit = True
+        await task
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shows", type=int, default=5)
+    parser.add_argument("--size", default="1280x1920", help="image size WxH")
+    parser.add_argument("--concurrency", type=int, default=6)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--image-server", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.image_server:
+        image_server(args.image_server[0], int(args.image_server[1]))
+        return
+    width, height = (int(v) for v in args.size.split("x"))
+    with tempfile.TemporaryDirectory(prefix="rk-bench-worker-") as tmp:
+        root = Path(tmp)
+        (root / "images").mkdir()
+        (root / "loop").mkdir()
+        total = make_images(root / "images", args.shows, (width, height))
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--image-server", str(root / "images"), str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_for(port)
+            loop_s = asyncio.run(baseline(port, args.shows, args.concurrency, root / "loop"))
+            rk_s = asyncio.run(
+                rk_ingest(port, args.shows, args.concurrency, args.workers, root / "rk")
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    mb = total / 1e6
+    print(
+        f"ingest worker: {args.shows} shows × {LOOKS} JPEGs of {width}×{height} "
+        f"({mb / (args.shows * LOOKS):.2f} MB each, {mb:.1f} MB), concurrency "
+        f"{args.concurrency}, {args.workers} ingest worker(s), file:// storage"
+    )
+    print(f"{'target':<34}{'seconds':>9}{'shows/s':>9}{'MB/s':>8}")
+    for name, seconds in (
+        ("httpx download-and-write loop", loop_s),
+        ("rk ingest (+thumbs, DB)", rk_s),
+    ):
+        print(f"{name:<34}{seconds:>9.2f}{args.shows / seconds:>9.2f}{mb / seconds:>8.1f}")
+    print(f"ratio rk / loop (shows/s): {loop_s / rk_s:.2f}")
+
+
+if __name__ == "__main__":
+    main()
