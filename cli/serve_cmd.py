@@ -25,6 +25,8 @@ HostOption = Annotated[
     str | None, typer.Option("--host", help="Listen address (default 127.0.0.1).")
 ]
 PortOption = Annotated[int | None, typer.Option("--port", help="Listen port (default 8092).")]
+log = logging.getLogger("rk.server")
+
 WorkersOption = Annotated[
     int | None, typer.Option("--workers", help="In-process ingest workers (default 1; 0 = none).")
 ]
@@ -54,12 +56,14 @@ def _migrate(settings: Settings) -> None:
     from rk.server.db.migrate import migrate
 
     try:
-        asyncio.run(migrate(settings.database_url))
+        applied = asyncio.run(migrate(settings.database_url))
     except RkError as exc:
         fail(str(exc))
     except (OSError, sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         detail = " ".join(str(exc).split()) or type(exc).__name__
         fail(f"cannot open the database {redact_dsn(settings.database_url)}: {detail}")
+    if applied:
+        log.info("migrations applied: %s", ", ".join(applied))
 
 
 def _announce_secret(settings: Settings, secret: str, path: str) -> None:
