@@ -4,8 +4,8 @@ Run with the export extra installed (torch, transformers, optimum):
 
     .venv/bin/python tests/models/make_tiny_clip.py
 
-Everything is built offline: a byte-level BPE tokenizer trained on a few fashion
-phrases, a CLIPModel with hidden size 32, 2 layers, 32 px images, patch 8 and
+Everything is built offline: a byte-level BPE tokenizer whose merges are learnt (deterministically)
+from a few fashion phrases, a CLIPModel with hidden size 32, 2 layers, 32 px images, patch 8 and
 projection 16, random weights from a fixed seed. It is exported with rk's own exporter
 (``rk.plugins.clip_embed.export``), and ``reference.json`` records torch's normalised
 embeddings of three generated images and three texts, computed through transformers'
@@ -18,6 +18,7 @@ The export test imports ``build_source`` from here to make a checkpoint to expor
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import shutil
 import tempfile
@@ -43,8 +44,42 @@ CORPUS = [
 BOS, EOS = "<|startoftext|>", "<|endoftext|>"
 
 
+def learn_merges(words: list[tuple[str, ...]], count: int) -> list[tuple[str, str]]:
+    """Byte-pair merges learnt from ``words``, most frequent pair first, ties broken by the
+    pair itself, so the result is the same on every run (tokenizers' trainer breaks ties in
+    hash order)."""
+    merges: list[tuple[str, str]] = []
+    words = list(words)
+    for _ in range(count):
+        pairs: dict[tuple[str, str], int] = {}
+        for word in words:
+            for pair in itertools.pairwise(word):
+                pairs[pair] = pairs.get(pair, 0) + 1
+        if not pairs:
+            break
+        best = min(pairs, key=lambda pair: (-pairs[pair], pair))
+        if pairs[best] < 2:
+            break
+        merges.append(best)
+        merged = []
+        for word in words:
+            out: list[str] = []
+            i = 0
+            while i < len(word):
+                if word[i : i + 2] == best:
+                    out.append(best[0] + best[1])
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            merged.append(tuple(out))
+        words = merged
+    return merges
+
+
 def build_tokenizer() -> Any:
-    """A CLIP-shaped byte-level BPE tokenizer trained offline on ``CORPUS``."""
+    """A CLIP-shaped byte-level BPE tokenizer (CLIP's normaliser, pre-tokeniser and
+    post-processor) whose merges are learnt from ``CORPUS``, offline and deterministically."""
     from tokenizers import (
         Regex,
         Tokenizer,
@@ -53,15 +88,13 @@ def build_tokenizer() -> Any:
         normalizers,
         pre_tokenizers,
         processors,
-        trainers,
     )
     from transformers import CLIPTokenizerFast
 
-    tok = Tokenizer(models.BPE(unk_token=EOS, end_of_word_suffix="</w>", fuse_unk=False))
-    tok.normalizer = normalizers.Sequence(
+    normalizer = normalizers.Sequence(
         [normalizers.NFC(), normalizers.Replace(Regex(r"\s+"), " "), normalizers.Lowercase()]
     )
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
+    pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Split(
                 Regex(r"""'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"""),
@@ -71,20 +104,25 @@ def build_tokenizer() -> Any:
             pre_tokenizers.ByteLevel(add_prefix_space=False),
         ]
     )
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        special_tokens=[BOS, EOS],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        end_of_word_suffix="</w>",
-        show_progress=False,
+    words = [
+        (*piece[:-1], piece[-1] + "</w>")
+        for line in CORPUS
+        for piece, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(line))
+    ]
+    merges = learn_merges(words, 150)
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    tokens = [BOS, EOS, *alphabet, *(c + "</w>" for c in alphabet)]
+    tokens += [a + b for a, b in merges if a + b not in tokens]
+    vocab = {token: i for i, token in enumerate(dict.fromkeys(tokens))}
+    tok = Tokenizer(
+        models.BPE(vocab, merges, unk_token=EOS, end_of_word_suffix="</w>", fuse_unk=False)
     )
-    tok.train_from_iterator(CORPUS * 4, trainer=trainer)
+    tok.add_special_tokens([BOS, EOS])
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.RobertaProcessing(
-        sep=(EOS, tok.token_to_id(EOS)),
-        cls=(BOS, tok.token_to_id(BOS)),
-        add_prefix_space=False,
-        trim_offsets=False,
+        sep=(EOS, vocab[EOS]), cls=(BOS, vocab[BOS]), add_prefix_space=False, trim_offsets=False
     )
     return CLIPTokenizerFast(tokenizer_object=tok, model_max_length=16)
 
