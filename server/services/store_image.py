@@ -94,14 +94,13 @@ class ImageStorer:
         await self.storage.put(key, thumb, "image/jpeg")
         return key
 
-    async def _uploaded(self, ref: ImageRef, written: Written) -> StoredImage | str:
-        """The spider-uploaded object, or why it cannot be used (then the URL is fetched)."""
-        assert ref.key is not None
+    async def _uploaded(self, ref: ImageRef, key: str, written: Written) -> StoredImage | str:
+        """The uploaded object at ``key``, or why it cannot be used (then the URL is fetched)."""
         try:
-            _, sha1 = parse_content_key(ref.key)
+            _, sha1 = parse_content_key(key)
         except InvalidKey:
             return "uploaded key is not content-addressed"
-        info = await self.storage.head(ref.key)
+        info = await self.storage.head(key)
         if info is None:
             return "uploaded key missing"
         if ref.size is not None and info.size != ref.size:
@@ -110,7 +109,7 @@ class ImageStorer:
         thumb = thumb_key(sha1)
         if await self.storage.head(thumb) is None:
             try:
-                data = await self.storage.get(ref.key)
+                data = await self.storage.get(key)
             except FileNotFoundError:
                 return "uploaded key missing"
             made = await asyncio.to_thread(make_thumbnail, data, self.thumb_size)
@@ -120,7 +119,7 @@ class ImageStorer:
             written.add(thumb)
             await self.storage.put(thumb, made, "image/jpeg")
         return StoredImage(
-            key=ref.key,
+            key=key,
             thumb_key=thumb,
             sha1=sha1,
             size=info.size,
@@ -155,7 +154,7 @@ class ImageStorer:
         """The stored image for ``ref``: its uploaded key when usable, else a download."""
         fell_back = ""
         if ref.key is not None:
-            uploaded = await self._uploaded(ref, written)
+            uploaded = await self._uploaded(ref, ref.key, written)
             if isinstance(uploaded, StoredImage):
                 return uploaded
             fell_back = uploaded
