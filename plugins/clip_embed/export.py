@@ -106,9 +106,13 @@ def _export_tower(
     _, outputs = convert.export(
         model, onnx_config, out, opset=opset or onnx_config.DEFAULT_ONNX_OPSET
     )
-    convert.validate_model_outputs(
-        onnx_config, model, out, outputs, atol=atol, use_subprocess=False
-    )
+    try:
+        convert.validate_model_outputs(
+            onnx_config, model, out, outputs, atol=atol, use_subprocess=False
+        )
+    except ValueError as exc:  # optimum's Shape/Atol/OutputMatch errors are ValueErrors
+        message = " ".join(str(exc).split())[:300] or type(exc).__name__
+        raise ExportError(f"{out.name} does not match torch: {message}") from None
     return list(outputs)
 
 
