@@ -25,7 +25,7 @@ def serve(
     ] = 64,
     config: ConfigOption = None,
 ) -> None:
-    """Serve POST /embed {"images": [base64…]} → {"dim", "vectors", "indexes", "skipped"}."""
+    """Serve POST /embed (JSON "images": base64 list) → dim, vectors, indexes, skipped."""
     import uvicorn
 
     from rk.plugins.clip_embed.service import create_app
