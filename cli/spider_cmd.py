@@ -56,7 +56,7 @@ async def _serve(
 ) -> int:
     from rk.core.client import BackendClient, BackendError
     from rk.core.http import polite_client
-    from rk.core.spider_serve import SpiderServer
+    from rk.core.spider_serve import SpiderServer, heartbeat_every
 
     async with (
         BackendClient.from_settings(settings) as client,
@@ -71,7 +71,7 @@ async def _serve(
             interval_s=interval,
             max_concurrency=max_co,
             uploader=_uploader(settings, client, http),
-            heartbeat_s=max(1.0, min(60.0, settings.queues.crawl_lease_s / 3)),
+            heartbeat_s=heartbeat_every(settings.queues.crawl_lease_s),
         )
         runner = asyncio.create_task(server.run())
         server.install_signals(asyncio.get_running_loop(), runner.cancel)

@@ -122,7 +122,14 @@ async def crawl(
             stats.shows += 1
         progress("show", 1)
 
-    await asyncio.gather(*(one(summary) for summary in shows))
+    jobs = [asyncio.create_task(one(summary)) for summary in shows]
+    try:
+        await asyncio.gather(*jobs)
+    finally:
+        # An error that ends the crawl (or a cancel) must not leave shows still submitting.
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
     return stats
 
 

@@ -39,8 +39,17 @@ def worker_ids(count: int) -> list[str]:
     return [f"{host}-{os.getpid()}-{n}" for n in range(count)]
 
 
+def heartbeat_every(lease_s: float) -> float:
+    """Seconds between heartbeats: three per lease, at most a minute apart."""
+    return max(0.5, min(60.0, lease_s / 3))
+
+
 class SpiderServer:
-    """The serve loop for one source."""
+    """The serve loop for one source.
+
+    Heartbeats go three times per lease the backend states in each claimed task;
+    ``heartbeat_s`` is only for a backend that does not say.
+    """
 
     def __init__(
         self,
@@ -65,7 +74,6 @@ class SpiderServer:
         self.uploader = uploader
         self.heartbeat_s = heartbeat_s
         self.stopping = asyncio.Event()
-        self.completed: list[tuple[int, CrawlResult]] = []
 
     def install_signals(self, loop: asyncio.AbstractEventLoop, abort: Callable[[], None]) -> None:
         """First SIGINT/SIGTERM: stop claiming; second: ``abort()``."""
@@ -154,7 +162,8 @@ class SpiderServer:
             id=task.brand_id, uid=task.brand_uid, name=task.brand_name, slug=task.slug
         )
         crawl_job = asyncio.create_task(self._crawl(brand, task.max_shows))
-        beat = asyncio.create_task(self._heartbeat(worker, task.id, crawl_job))
+        every = heartbeat_every(task.lease_s) if task.lease_s else self.heartbeat_s
+        beat = asyncio.create_task(self._heartbeat(worker, task.id, crawl_job, every))
         detail = ""
         try:
             stats = await crawl_job
@@ -196,10 +205,10 @@ class SpiderServer:
         )
 
     async def _heartbeat(
-        self, worker: str, task_id: int, crawl_job: asyncio.Task[CrawlStats]
+        self, worker: str, task_id: int, crawl_job: asyncio.Task[CrawlStats], every_s: float
     ) -> None:
         while True:
-            await asyncio.sleep(self.heartbeat_s)
+            await asyncio.sleep(every_s)
             try:
                 await self.client.heartbeat(task_id, worker)
             except TaskLost:
@@ -221,7 +230,6 @@ class SpiderServer:
         except BackendRejected as exc:
             log.error("[serve] %s task %d: result refused: %s", worker, task.id, exc)
             return
-        self.completed.append((task.id, result))
         log.info(
             "[serve] %s task %d done: status=%s submitted %d shows in %.0fs%s",
             worker,

@@ -135,7 +135,11 @@ class CrawlClaim(Inbound, kw_only=True):
 
 
 class CrawlTask(Outbound, kw_only=True):
-    """A claimed crawl task: which brand to crawl and how many shows at most (0 = all)."""
+    """A claimed crawl task: which brand to crawl and how many shows at most (0 = all).
+
+    ``lease_s`` is how long the backend holds the task without a heartbeat, so spiders
+    heartbeat well within the backend's lease rather than guessing it (0: not said).
+    """
 
     id: int
     brand_id: int
@@ -144,6 +148,7 @@ class CrawlTask(Outbound, kw_only=True):
     max_shows: int
     source: str
     slug: str = ""
+    lease_s: int = 0
 
 
 class CrawlHeartbeat(Inbound, kw_only=True):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar
 
+import msgspec
 from litestar import Controller, Response, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
@@ -41,7 +42,10 @@ class CrawlTaskController(Controller):
     ) -> Response[CrawlTask | None]:
         """Lease one task to ``worker`` (200 with the task), or 204 with no body when none."""
         task = await tasks.claim(data.worker, data.source)
-        return Response(content=task, status_code=200 if task is not None else 204)
+        if task is None:
+            return Response(content=None, status_code=204)
+        lease = tasks.settings.crawl_lease_s
+        return Response(content=msgspec.structs.replace(task, lease_s=lease), status_code=200)
 
     @post("/{task_id:int}/heartbeat", status_code=204, summary="Renew a task's lease")
     async def heartbeat(

@@ -62,8 +62,10 @@ class Proc:
         self.log_path = log_path
         self.cwd = cwd
         self.popen: subprocess.Popen[bytes] | None = None
+        self.terminating = False
 
     def start(self) -> Proc:
+        self.terminating = False
         cwd = self.cwd
         cwd.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:
@@ -84,6 +86,7 @@ class Proc:
         """Send a signal (SIGINT, SIGTERM, SIGKILL) to the process."""
         assert self.popen is not None
         self.popen.send_signal(signum)
+        self.terminating = signum in (signal.SIGINT, signal.SIGTERM)
 
     async def wait(self, timeout_s: float = 30.0) -> int:
         """The exit code, waiting at most ``timeout_s``."""
@@ -99,7 +102,8 @@ class Proc:
         """Terminate (then kill) the process if it still runs; used at teardown."""
         if self.popen is None or self.popen.poll() is not None:
             return
-        self.popen.send_signal(signal.SIGTERM)
+        if not self.terminating:
+            self.popen.send_signal(signal.SIGTERM)
         try:
             self.popen.wait(timeout=10)
         except subprocess.TimeoutExpired:

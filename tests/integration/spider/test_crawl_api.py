@@ -55,6 +55,7 @@ async def test_claim_heartbeat_result_through_the_client(e2e_sqlite: E2E) -> Non
             "Kestrel & Vine",
         )
         assert (task.max_shows, task.source, task.slug) == (2, "vogue", "kestrel-vine")
+        assert task.lease_s == LEASE_S
         assert await client.claim("w-2", "vogue") is None
 
         await client.heartbeat(task_id, "w-1")

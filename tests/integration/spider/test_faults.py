@@ -20,7 +20,7 @@ async def done_task(task_id: int) -> dict | None:
 async def test_killed_spider_task_is_finished_by_another_after_the_lease(e2e: E2E) -> None:
     backend = e2e.backend()
     _, task_id = await e2e.queue("Kestrel & Vine")
-    e2e.site.slow_pages = 1.0  # one show at a time, a second each: time to kill mid-brand
+    e2e.site.slow_pages = 0.6  # one show at a time, slowly: time to kill mid-brand
     first = e2e.spider("first", backend, "-w", "1", "-i", "1", "-m", "1")
     await first.wait_for(f"claimed task={task_id} ")
     await eventually(archive.jobs_done, "the first show ingested")
@@ -70,10 +70,11 @@ async def test_two_spiders_on_one_queue_never_share_a_task(e2e: E2E) -> None:
     assert len(await archive.articles()) == submitted
 
 
-async def test_backend_restart_mid_crawl_loses_nothing(e2e: E2E) -> None:
+async def test_backend_restart_mid_crawl_loses_nothing(e2e_sqlite: E2E) -> None:
+    e2e = e2e_sqlite
     backend = e2e.backend()
     _, task_id = await e2e.queue("Kestrel & Vine")
-    e2e.site.slow_pages = 1.0
+    e2e.site.slow_pages = 0.6
     spider = e2e.spider("spider", backend, "-w", "1", "-i", "1", "-m", "1")
     await eventually(archive.jobs_done, "the first show ingested")
 
@@ -90,4 +91,32 @@ async def test_backend_restart_mid_crawl_loses_nothing(e2e: E2E) -> None:
     assert spider.alive()
     assert "retrying" in spider.log()
     await eventually(archive.jobs_done, "every ingest job finished")
+    await archive.check_archived(e2e.site, shows, backend.media_path)
+
+
+async def test_a_paused_spider_loses_its_lease_and_changes_nothing(e2e_sqlite: E2E) -> None:
+    e2e = e2e_sqlite
+    backend = e2e.backend()
+    _, task_id = await e2e.queue("Kestrel & Vine")
+    e2e.site.slow_pages = 0.6
+    paused = e2e.spider("paused", backend, "-w", "1", "-i", "1", "-m", "1")
+    await paused.wait_for(f"claimed task={task_id} ")
+    paused.send(signal.SIGSTOP)  # a frozen VM: no heartbeats while the lease runs out
+    other = e2e.spider("other", backend, "-w", "1", "-i", "1", "-m", "3")
+    await other.wait_for(f"claimed task={task_id} ")
+    paused.send(signal.SIGCONT)  # its next heartbeat (or its result) is refused with 409
+
+    lost = await paused.wait_for(
+        f"task {task_id}: (lease lost; another worker has it|result refused, the lease had expired)"
+    )
+    row = await eventually(lambda: done_task(task_id), "the other spider to finish the task")
+    e2e.site.slow_pages = 0.0
+    assert reports(paused.log()) == []
+    [(worker, _)] = claims(other.log())
+    assert (row["worker"], row["attempts"]) == (worker, 2)
+    assert paused.alive()
+    assert lost
+    await eventually(archive.jobs_done, "every ingest job finished")
+    shows = await archive.expected_shows(e2e.site, "Kestrel & Vine")
+    assert row["shows_submitted"] == len(shows)
     await archive.check_archived(e2e.site, shows, backend.media_path)

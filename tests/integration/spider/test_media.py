@@ -25,7 +25,10 @@ from integration.spider.test_faults import done_task
 from rk.core.keys import sha1_hex
 
 
-async def test_failed_puts_fall_back_to_urls_and_a_recrawl_uploads_nothing(e2e: E2E) -> None:
+async def test_failed_puts_fall_back_to_urls_and_a_recrawl_uploads_nothing(
+    e2e_sqlite: E2E,
+) -> None:
+    e2e = e2e_sqlite
     with serve_proxy(0) as proxy:
         backend = e2e.backend(server={"public_url": proxy.url})
         proxy.target = backend.url

@@ -13,6 +13,9 @@ from integration.spider import archive
 from integration.spider.conftest import E2E
 from integration.spider.procs import claims, eventually, reports
 
+from rk.core.config import QueueSettings
+from rk.server.services.crawl_tasks import CrawlTasks
+
 
 async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None:
     # The backend generates its secret on first start and prints what a spider needs.
@@ -20,11 +23,9 @@ async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None
     printed = await backend.wait_for(r"secret: ([0-9a-f]{64})")
     secret = printed.group(1)
     kestrel = re.search(r"id=(\d+)", backend.ok("brands", "add", "Kestrel & Vine"))
-    halden = re.search(r"id=(\d+)", backend.ok("brands", "add", "Halden & Co."))
     assert kestrel
-    assert halden
     backend.ok("crawl", "add", "Kestrel & Vine", "--max-shows", "0")
-    backend.ok("crawl", "add", halden.group(1), "--max-shows", "1", "--priority", "5")
+    halden, _ = await e2e.queue("Halden & Co.", max_shows=1, priority=5)
 
     spider = e2e.spider("spider", backend, secret=secret)
 
@@ -36,7 +37,7 @@ async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None
     await eventually(archive.jobs_done, "every ingest job finished")
     want = {
         int(kestrel.group(1)): await archive.expected_shows(e2e.site, "Kestrel & Vine"),
-        int(halden.group(1)): await archive.expected_shows(e2e.site, "Halden & Co.", 1),
+        halden: await archive.expected_shows(e2e.site, "Halden & Co.", 1),
     }
     for row in tasks:
         assert row["shows_submitted"] == len(want[row["brand_id"]])
@@ -62,7 +63,8 @@ async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None
     assert await spider.wait() == 0
 
 
-async def test_sigint_finishes_and_reports_the_task_in_hand_then_exits_0(e2e: E2E) -> None:
+async def test_sigint_finishes_and_reports_the_task_in_hand_then_exits_0(e2e_sqlite: E2E) -> None:
+    e2e = e2e_sqlite
     backend = e2e.backend()
     _, first = await e2e.queue("Kestrel & Vine", priority=1)
     _, second = await e2e.queue("Halden & Co.")
@@ -82,3 +84,32 @@ async def test_sigint_finishes_and_reports_the_task_in_hand_then_exits_0(e2e: E2
     assert "SIGINT: no new tasks; finishing the brands in hand" in log
     assert [task for _, task, _, _ in reports(log)] == [first]
     assert [task for _, task in claims(log)] == [first]
+
+
+async def test_cancel_or_delete_mid_crawl_does_not_interrupt_the_spider(e2e_sqlite: E2E) -> None:
+    e2e = e2e_sqlite
+    backend = e2e.backend()
+    _, canceled = await e2e.queue("Kestrel & Vine")
+    _, deleted = await e2e.queue("Halden & Co.")
+    e2e.site.slow_pages = 0.7
+    spider = e2e.spider("spider", backend, "-w", "2", "-i", "1", "-m", "1")
+    await spider.wait_for(f"claimed task={canceled} ")
+    await spider.wait_for(f"claimed task={deleted} ")
+    tasks = CrawlTasks.from_dsn(e2e.dsn, QueueSettings())  # what `rk crawl cancel|delete` call
+    try:
+        await tasks.cancel(canceled)
+        await tasks.delete(deleted)
+    finally:
+        await tasks.close()
+
+    await spider.wait_for(f"task {canceled} done: status=done")
+    await spider.wait_for(f"task {deleted}: result refused: .*crawl task {deleted} does not exist")
+    e2e.site.slow_pages = 0.0
+    row = await archive.task(canceled)
+    kestrel = await archive.expected_shows(e2e.site, "Kestrel & Vine")
+    halden = await archive.expected_shows(e2e.site, "Halden & Co.")
+    assert (row["status"], row["shows_submitted"]) == ("canceled", len(kestrel))
+    assert [t["id"] for t in await archive.all_tasks()] == [canceled]
+    await eventually(archive.jobs_done, "every ingest job finished")
+    await archive.check_archived(e2e.site, kestrel + halden, backend.media_path)
+    assert spider.alive()

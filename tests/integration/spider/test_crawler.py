@@ -1,0 +1,63 @@
+"""``rk.core.crawler.crawl`` in process against the local Vogue-like site: how sink errors end
+(or do not end) a crawl.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from integration.spider.photos import PhotoSite
+
+from rk.core.client import BackendAuthError, BackendRejected
+from rk.core.config import SpiderSettings
+from rk.core.crawler import crawl
+from rk.core.http import polite_client
+from rk.core.sources import BrandTarget
+from rk.core.wire import ShowIngest
+from rk.plugins.vogue.source import VogueSource
+
+SPIDER = SpiderSettings(min_interval_s=0, retries=0, timeout_s=10)
+BRAND = BrandTarget(uid="u1", name="Kestrel & Vine")
+
+
+async def test_a_refused_show_is_counted_and_the_others_go_on(site: PhotoSite) -> None:
+    refused = "copenhagen-fall-2031/kestrel-vine"
+    submitted: list[str] = []
+
+    async def sink(show: ShowIngest) -> None:
+        if show.show_key == refused:
+            raise BackendRejected(422, "unknown brand uid")
+        submitted.append(show.show_key)
+
+    async with polite_client(SPIDER) as http:
+        stats = await crawl(VogueSource(http, {"base_url": site.base_url}), BRAND, None, sink)
+    assert (stats.listed, stats.shows, stats.failed) == (3, 2, 1)
+    assert stats.errors == [
+        f"{refused}: backend refused it: backend rejected the request (HTTP 422): unknown brand uid"
+    ]
+    assert len(submitted) == 2
+    assert refused not in submitted
+
+
+async def test_a_fatal_sink_error_ends_the_crawl_and_nothing_else_is_submitted(
+    site: PhotoSite,
+) -> None:
+    calls: list[str] = []
+
+    async def sink(show: ShowIngest) -> None:
+        calls.append(show.show_key)
+        if len(calls) == 1:
+            raise BackendAuthError("secret differs")
+        await asyncio.sleep(0)
+
+    site.slow_pages = 0.2
+    async with polite_client(SPIDER) as http:
+        vogue = VogueSource(http, {"base_url": site.base_url})
+        try:
+            await crawl(vogue, BRAND, None, sink, concurrency=1)
+        except BackendAuthError:
+            pass
+        else:
+            raise AssertionError("the crawl went on after a fatal sink error")
+        await asyncio.sleep(0.5)
+    assert len(calls) == 1
