@@ -38,8 +38,14 @@ from rk.core.wire import (
     VisionEmbedResponse,
 )
 
-IN_FLIGHT = 2
-"""Batches being embedded or submitted at once: one decodes while the other runs."""
+IN_FLIGHT = 1
+"""Model calls at once. One: a call gets several batches, and the embedder pipelines
+them itself (decoding the next while the model runs one); two calls would fight over
+the same cores."""
+CHUNK_BATCHES = 4
+"""The most batches one model call takes."""
+SUBMIT_ITEMS = 64
+"""Vectors per submit: 64 x 512 floats is ~0.7 MB of JSON, well under the body limit."""
 
 
 class VisionUnavailable(RkError):
@@ -163,6 +169,8 @@ class EmbedWorker:
         batch: int = 32,
         concurrency: int = 8,
         max_bytes: int = 30 * 1024 * 1024,
+        in_flight: int = IN_FLIGHT,
+        chunk_batches: int = CHUNK_BATCHES,
     ) -> None:
         self.client = client
         self.encoder = encoder
@@ -172,6 +180,8 @@ class EmbedWorker:
         self.batch = max(1, batch)
         self.concurrency = max(1, concurrency)
         self.max_bytes = max_bytes
+        self.in_flight = max(1, in_flight)
+        self.chunk_batches = max(1, chunk_batches)
 
     async def download(self, url: str) -> bytes:
         """The bytes at ``url``; DownloadFailed with a short reason otherwise."""
@@ -209,19 +219,27 @@ class EmbedWorker:
         shown.start(len(pending.items))
         gate = asyncio.Semaphore(self.concurrency)
         downloads = [asyncio.create_task(self._fetch(i, gate)) for i in pending.items]
-        lanes = asyncio.Semaphore(IN_FLIGHT)
+        lanes = asyncio.Semaphore(self.in_flight)
         sending: list[asyncio.Task[None]] = []
         ready: list[Fetched] = []
+
+        def launch() -> None:
+            nonlocal ready
+            take = _take(ready, self.batch * self.chunk_batches)
+            sending.append(asyncio.create_task(self._send(ready[:take], stats, shown, lanes)))
+            ready = ready[take:]
+
         try:
             for done in asyncio.as_completed(downloads):
                 ready.append(await done)
-                if sum(1 for f in ready if not f.error) >= self.batch:
+                # a free lane takes what is ready (at least a batch): while the model is
+                # busy, downloads pile up and the next call gets them all, pipelined
+                if _good(ready) >= self.batch and not lanes.locked():
                     await lanes.acquire()
-                    sending.append(asyncio.create_task(self._send(ready, stats, shown, lanes)))
-                    ready = []
-            if ready:
+                    launch()
+            while ready:
                 await lanes.acquire()
-                sending.append(asyncio.create_task(self._send(ready, stats, shown, lanes)))
+                launch()
             await asyncio.gather(*sending)
         finally:
             for task in [*downloads, *sending]:
@@ -235,7 +253,7 @@ class EmbedWorker:
         shown: Progress,
         lanes: asyncio.Semaphore,
     ) -> None:
-        """Embed one batch and submit its vectors with its failures."""
+        """Embed a chunk (holding a model lane) and submit its vectors with its failures."""
         try:
             good = [f for f in fetched if not f.error]
             failures = [self._failure(f.item, f.error) for f in fetched if f.error]
@@ -244,15 +262,17 @@ class EmbedWorker:
                 result = await self.encoder.encode([f.data for f in good])
                 vectors, bad = self._vectors(good, result)
                 failures += bad
-            answer = await self.client.submit_embeddings(
-                EmbeddingSubmit(items=vectors, failures=failures)
+        finally:
+            lanes.release()  # the next chunk may use the model while this one is sent
+        for start in range(0, max(len(vectors), 1), SUBMIT_ITEMS):
+            piece = EmbeddingSubmit(
+                items=vectors[start : start + SUBMIT_ITEMS], failures=failures if not start else []
             )
+            answer = await self.client.submit_embeddings(piece)
             stats.saved += answer.saved
             stats.failed += answer.failed
             stats.errors += [f"image {e.image_id}: {e.error}" for e in answer.errors]
-            shown.advance(len(fetched))
-        finally:
-            lanes.release()
+        shown.advance(len(fetched))
 
     def _failure(self, item: PendingImage, error: str) -> EmbeddingFailure:
         return EmbeddingFailure(kind=self.kind, image_id=item.image_id, error=error[:2000])
@@ -273,3 +293,18 @@ class EmbedWorker:
         unanswered = set(range(len(good))) - set(result.indexes) - set(result.skipped)
         failures += [self._failure(good[i].item, "no vector returned") for i in sorted(unanswered)]
         return vectors, failures
+
+
+def _good(fetched: Sequence[Fetched]) -> int:
+    return sum(1 for f in fetched if not f.error)
+
+
+def _take(fetched: Sequence[Fetched], most: int) -> int:
+    """How many leading entries hold at most ``most`` downloaded images."""
+    good = 0
+    for n, f in enumerate(fetched):
+        if not f.error:
+            if good == most:
+                return n
+            good += 1
+    return len(fetched)
