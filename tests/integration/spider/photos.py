@@ -25,11 +25,21 @@ PHOTOS = "/photos/"
 
 
 def photo_bytes(path: str, size: tuple[int, int] = (48, 72)) -> bytes:
-    """A JPEG of noise seeded by ``path``: the same path always gives the same bytes."""
+    """A JPEG seeded by ``path``: the same path always gives the same bytes.
+
+    Small images are pure noise; large ones (benchmarks) are coarse noise scaled up, which
+    compresses about like a runway photo (~400 KB at 1280×1920).
+    """
+    width, height = size
     seed = int.from_bytes(hashlib.sha1(path.encode()).digest()[:8], "big")
-    pixels = np.random.default_rng(seed).integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+    rng = np.random.default_rng(seed)
+    if width < 256:
+        img = Image.fromarray(rng.integers(0, 256, (height, width, 3), dtype=np.uint8))
+    else:
+        coarse = rng.integers(0, 256, (height // 16, width // 16, 3), dtype=np.uint8)
+        img = Image.fromarray(coarse).resize(size, Image.Resampling.BILINEAR)
     out = io.BytesIO()
-    Image.fromarray(pixels).save(out, "JPEG", quality=85)
+    img.save(out, "JPEG", quality=85)
     return out.getvalue()
 
 
@@ -40,8 +50,11 @@ class PhotoSite(SiteServer):
     seconds (a show page, not the designer index), so a crawl takes a predictable time.
     """
 
-    def __init__(self, root: Path = SITES / "vogue") -> None:
+    def __init__(
+        self, root: Path = SITES / "vogue", photo_size: tuple[int, int] = (48, 72)
+    ) -> None:
         super().__init__(root)
+        self.photo_size = photo_size
         self.slow_pages = 0.0
         self._photos: dict[str, bytes] = {}
         self._photo_lock = threading.Lock()
@@ -51,7 +64,7 @@ class PhotoSite(SiteServer):
         with self._photo_lock:
             data = self._photos.get(path)
             if data is None:
-                data = self._photos[path] = photo_bytes(path)
+                data = self._photos[path] = photo_bytes(path, self.photo_size)
             return data
 
     def photo_gets(self) -> int:
@@ -75,9 +88,10 @@ def _is_show_page(path: str) -> bool:
 
 
 @contextmanager
-def serve_photo_site() -> Iterator[PhotoSite]:
+def serve_photo_site(photo_size: tuple[int, int] = (48, 72)) -> Iterator[PhotoSite]:
     """A started PhotoSite, stopped on exit."""
-    site = PhotoSite().start()
+    site = PhotoSite(photo_size=photo_size)
+    site.start()
     try:
         yield site
     finally:

@@ -4,12 +4,12 @@ upload nothing new.
 The backend's ``server.public_url`` points at a real proxy in front of its ``/media``
 routes, so the test sees every PUT the spider makes and can drop chosen ones.
 
-Re-crawl strategy, measured (``bench/spider_media.py``, ``bench/media_recrawl.py``): the
-spider asks first (``upload-url`` answers ``exists`` after a storage HEAD) instead of
-letting the idempotent PUT overwrite. On a re-crawl the ask costs one small request per
-image; the PUT path also decodes the image into its thumbnail and sends the original and
-the thumbnail again (two more requests and the full bytes), several times the cost. On a
-first crawl the ask adds only the HEAD to a request the spider makes anyway.
+Re-crawl strategy, measured (``bench/spider_media.py``; ``bench/media_recrawl.py`` for S3):
+the spider asks first (``upload-url`` answers ``exists`` after a storage HEAD) instead of
+letting the idempotent PUT overwrite. For 80 photos of 1280x1920 a re-crawl that asks took
+0.38 s; the same images through the upload path took 1.28 s, because a PUT needs the
+thumbnail too (decode + encode, two more requests) and sends every byte again. The ask is
+one small request the spider makes anyway; on a first crawl it only adds the HEAD.
 """
 
 from __future__ import annotations
