@@ -15,7 +15,7 @@ import msgspec
 from integration.spider import archive
 from integration.spider.conftest import E2E, SECRET
 from integration.spider.photos import SITES, PhotoSite
-from integration.spider.procs import clean_env, write_config
+from integration.spider.procs import clean_env, eventually, write_config
 from support.cli import RK
 from support.sites import TINY_JPEG, serve_site
 
@@ -91,6 +91,19 @@ async def test_vogue_by_backend_brand_id_uses_the_signed_api(e2e_sqlite: E2E) ->
     assert missing.returncode == 2
     assert missing.stderr.strip().splitlines()[-1].startswith("error: ")
     assert "no brand '987'" in missing.stderr
+
+    # Without -d the same command uploads the photos and submits the shows.
+    config.write_text(config.read_text() + "media:\n  upload: true\n")
+    done = oneshot(config, "vogue", "-b", str(brand_id))
+    assert done.returncode == 0, done.stderr
+    images = sum(len(show.images()) for show in want)
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"shows {len(want)} submitted (0 skipped, 0 failed), images {images}: "
+        f"{images} uploaded, 0 fallen back to URL, 0 failed"
+    )
+    await eventually(archive.jobs_done, "every ingest job finished")
+    rows = await archive.check_archived(e2e_sqlite.site, want, backend.media_path)
+    assert all(row["uploaded_by_spider"] for row in rows)
 
 
 def test_theimpression_newest_posts_as_json_lines(tmp_path: Path) -> None:
