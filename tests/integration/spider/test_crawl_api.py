@@ -39,6 +39,8 @@ def one_line_error(response: httpx.Response) -> str:
 
 async def test_claim_heartbeat_result_through_the_client(e2e_sqlite: E2E) -> None:
     backend = e2e_sqlite.backend()
+    empty = await signed(backend, TASKS, b'{"worker": "w-1", "source": "vogue"}')
+    assert (empty.status_code, empty.content) == (204, b"")
     async with BackendClient(backend.endpoint, SECRET) as client:
         assert await client.claim("w-1", "vogue") is None
         brand_id, task_id = await e2e_sqlite.queue("Kestrel & Vine", max_shows=2)
