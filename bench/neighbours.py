@@ -14,13 +14,29 @@ which stands in for the database. The existing lists' thresholds are the median 
 K-th score of 64 sampled existing vectors (computed before timing), so the reverse side
 sees a realistic number of candidates.
 
+``--job N`` adds the whole neighbours job on SQLite: N stored vectors with full lists,
+``--new`` unplaced ones, one ``NeighboursJob.run()`` — block reads from the database,
+the placement, the list rewrites and the marking, as the backend runs it.
+
     .venv/bin/python bench/neighbours.py [--sizes 100000,1000000] [--new 100] [--dim 512]
+        [--job 100000]
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
+# ``queue`` module that asyncio's thread pool imports: take the folder out.
+if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)
+
 import argparse
+import asyncio
 import gc
+import sqlite3
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -100,6 +116,59 @@ def bench_size(count: int, new: int, dim: int, k: int, block: int, repeat: int) 
     }
 
 
+async def run_job(dsn: str, k: int) -> tuple[float, int]:
+    """(seconds, vectors placed) of one neighbours job pass."""
+    from rk.server.db.engine import close, connect
+    from rk.server.services.job_lock import JobLease
+    from rk.server.workers.neighbours import NeighboursJob
+
+    engine = await connect(dsn)
+    try:
+        job = NeighboursJob("bench", k=k, lease=JobLease("neighbours", "bench", 60), batch=1000)
+        start = time.perf_counter()
+        placed = await job.run()
+        return time.perf_counter() - start, placed or 0
+    finally:
+        await close(engine)
+
+
+def bench_job(count: int, new: int, dim: int, k: int) -> tuple[float, int, float]:
+    """(seconds, placed, seed seconds) of the job on SQLite with ``count`` placed vectors."""
+    from rk.server.db.migrate import migrate
+
+    base = existing_vectors(count + new, dim, seed=5)
+    threshold = typical_threshold(base[:count], k, seed=3)
+    rng = np.random.default_rng(9)
+    with tempfile.TemporaryDirectory() as tmp:
+        dsn = f"sqlite:///{tmp}/bench.sqlite3"
+        asyncio.run(migrate(dsn))
+        start = time.perf_counter()
+        db = sqlite3.connect(f"{tmp}/bench.sqlite3")
+        db.executemany(
+            "INSERT INTO image_embeddings (image_id, model, kind, dim, vector, created_at,"
+            " neighbours_at) VALUES (?, 'bench', 'runway', ?, ?, 0, ?)",
+            (
+                (i + 1, dim, base[i].astype("<f4").tobytes(), 1 if i < count else 0)
+                for i in range(count + new)
+            ),
+        )
+        scores = np.linspace(threshold + 0.2, threshold, k).tolist()
+        db.executemany(
+            "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
+            " VALUES (?, 'bench', ?, ?, ?)",
+            (
+                (i, int(n), rank + 1, scores[rank])
+                for i in range(1, count + 1)
+                for rank, n in enumerate(rng.integers(1, count + 1, k))
+            ),
+        )
+        db.commit()
+        db.close()
+        seeded = time.perf_counter() - start
+        seconds, placed = asyncio.run(run_job(dsn, k))
+    return seconds, placed, seeded
+
+
 def main() -> None:
     """Run the sizes asked for and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -109,6 +178,7 @@ def main() -> None:
     parser.add_argument("-k", type=int, default=20)
     parser.add_argument("--block", type=int, default=BLOCK_ROWS)
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--job", type=int, default=0, help="also time the job on SQLite")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     print(
@@ -128,6 +198,13 @@ def main() -> None:
             f"{row['place_s'] / row['floor_s']:>6.2f} {row['floor_mib']:>10.1f} "
             f"{row['place_mib']:>10.1f} {int(row['lists_changed']):>14,} "
             f"{row['base_mib']:>12.0f}"
+        )
+
+    if args.job:
+        seconds, placed, seeded = bench_job(args.job, args.new, args.dim, args.k)
+        print(
+            f"\nneighbours job on SQLite: {placed} new among {args.job:,} stored (full lists):"
+            f" {seconds:.2f} s (seeding the database took {seeded:.0f} s, not counted)"
         )
 
 

@@ -147,21 +147,61 @@ async def load_lists(model: str, owners: list[int]) -> dict[int, list[tuple[int,
     return lists
 
 
-async def write_lists(model: str, lists: dict[int, list[tuple[int, float]]]) -> None:
-    """Replace the stored lists of these images, a chunk of owners per transaction."""
+async def _execute_many(sql_qmark: str, rows: list[tuple[Any, ...]]) -> None:
+    """``executemany`` on the open transaction's own connection (``?`` placeholders).
+
+    Building one piccolo query per row costs more than the database work here (tens of
+    thousands of list rows per pass), so the rows go to the driver in one call.
+    """
+    engine = ImageNeighbor._meta.db
+    transaction = engine.current_transaction.get()
+    if transaction is None:
+        raise RuntimeError("_execute_many must run inside a transaction")
+    sql = sql_qmark
+    if engine.engine_type != "sqlite":
+        for n in range(1, sql_qmark.count("?") + 1):
+            sql = sql.replace("?", f"${n}", 1)
+    await transaction.connection.executemany(sql, rows)
+
+
+def changed_from(old: list[tuple[int, float]], new: list[tuple[int, float]]) -> int:
+    """The first 0-based position where two lists differ (``len`` of the shorter if none)."""
+    for position, (a, b) in enumerate(zip(old, new, strict=False)):
+        if a != b:
+            return position
+    return min(len(old), len(new))
+
+
+async def write_lists(
+    model: str,
+    lists: dict[int, list[tuple[int, float]]],
+    previous: dict[int, list[tuple[int, float]]] | None = None,
+) -> None:
+    """Store these lists, a chunk of owners per transaction.
+
+    With ``previous`` (what is stored now), only the tail from the first changed rank is
+    rewritten: a newcomer entering a list at rank r moves ranks r..K, not 1..r-1.
+    """
+    before = previous or {}
     owners = sorted(lists)
     for chunk in _chunks(owners):
+        cuts = [(owner, changed_from(before.get(owner, []), lists[owner])) for owner in chunk]
         rows = [
-            ImageNeighbor(image_id=owner, model=model, neighbor_id=nid, rank=rank, score=score)
-            for owner in chunk
-            for rank, (nid, score) in enumerate(lists[owner], start=1)
+            (owner, model, nid, rank, score)
+            for owner, cut in cuts
+            for rank, (nid, score) in enumerate(lists[owner][cut:], start=cut + 1)
         ]
         async with write_transaction(ImageNeighbor):
-            await ImageNeighbor.delete().where(
-                (ImageNeighbor.model == model) & ImageNeighbor.image_id.is_in(chunk)
+            await _execute_many(
+                "DELETE FROM image_neighbors WHERE model = ? AND image_id = ? AND rank > ?",
+                [(model, owner, cut) for owner, cut in cuts],
             )
-            for part in _chunks(rows):
-                await ImageNeighbor.insert(*part)
+            if rows:
+                await _execute_many(
+                    "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
 
 
 async def mark_placed(model: str, rows: list[dict[str, Any]]) -> int:

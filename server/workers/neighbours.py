@@ -101,7 +101,7 @@ class NeighboursJob:
                 lists[owner] = merged
         if not await self.lease.renew():
             raise LeaseLost(LOCK_NAME)
-        await write_lists(self.model, lists)
+        await write_lists(self.model, lists, current)
         placed = await mark_placed(self.model, batch.rows)
         log.info(
             "neighbours: placed %d %s vectors (%d lists written)", placed, batch.kind, len(lists)
