@@ -32,6 +32,7 @@ from rk.server.services.brands import BrandIds
 from rk.server.services.crawl_tasks import CrawlTasks
 from rk.server.services.fetch import Fetcher, FetchPolicy
 from rk.server.services.ingest import IngestService
+from rk.server.services.intake import ShowIntake
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
 from rk.server.workers.embedding_lifespan import embedding_lifespan
@@ -81,6 +82,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         log.info("storage: %s", storage_label(settings.storage_url))
         state.queue = JobQueue.from_dsn(dsn, settings.queues, pm)
         stack.push_async_callback(state.queue.close)
+        state.intake = ShowIntake(state.queue, state.brand_ids)
         state.crawl_tasks = CrawlTasks.from_dsn(dsn, settings.queues)
         stack.push_async_callback(state.crawl_tasks.close)
         fetcher = Fetcher(fetch_policy(settings))

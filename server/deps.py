@@ -1,7 +1,7 @@
 """App-level dependencies: what handlers may ask for by name, taken from the app state.
 
-``settings``, ``pm``, ``secret`` and ``brand_ids`` exist from ``create_app`` on; ``storage`` and
-``queue`` are opened by the lifespan before the first request is served.
+``settings``, ``pm`` and ``secret`` exist from ``create_app`` on; ``storage``, ``queue`` and
+``intake`` are opened by the lifespan before the first request is served.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from litestar.di import Provide
 from rk.core.config import Settings
 from rk.core.storage import Storage
 from rk.server.queues.engine import JobQueue
-from rk.server.services.brands import BrandIds
+from rk.server.services.intake import ShowIntake
 
 
 def _settings(state: State) -> Settings:
@@ -32,8 +32,8 @@ def _queue(state: State) -> JobQueue:
     return state.queue
 
 
-def _brand_ids(state: State) -> BrandIds:
-    return state.brand_ids
+def _intake(state: State) -> ShowIntake:
+    return state.intake
 
 
 def _secret(state: State) -> str:
@@ -48,5 +48,5 @@ def dependencies() -> dict[str, Provide]:
         "storage": Provide(_storage, sync_to_thread=False),
         "queue": Provide(_queue, sync_to_thread=False),
         "secret": Provide(_secret, sync_to_thread=False),
-        "brand_ids": Provide(_brand_ids, sync_to_thread=False),
+        "intake": Provide(_intake, sync_to_thread=False),
     }

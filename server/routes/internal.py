@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from typing import Annotated, ClassVar
 
-import msgspec
 from litestar import Controller, get, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, Parameter
@@ -26,8 +25,8 @@ from rk.core.wire import (
     UploadUrlRequest,
 )
 from rk.server.errors import ApiError, NotFound, Unavailable
-from rk.server.queues.engine import JobQueue
-from rk.server.services.brands import BrandIds, brand_info
+from rk.server.services.brands import brand_info
+from rk.server.services.intake import ShowIntake
 
 BrandRefParam = Annotated[
     str, Parameter(description="The brand's uid (as in a ShowIngest) or its numeric id")
@@ -44,18 +43,10 @@ class InternalController(Controller):
     async def ingest(
         self,
         data: JSONBody[ShowIngest],
-        queue: NamedDependency[JobQueue],
-        brand_ids: NamedDependency[BrandIds],
+        intake: NamedDependency[ShowIntake],
     ) -> IngestAccepted:
         """Validate the show, resolve its brand and queue an ingest job; 202 with its id."""
-        brand_id = 0
-        if data.brand is not None:
-            found = await brand_ids.id_for(data.brand.uid)
-            if found is None:
-                raise ApiError(f"unknown brand uid {data.brand.uid!r} ({data.brand.name})")
-            brand_id = found
-        payload = msgspec.json.encode(data).decode()
-        return IngestAccepted(job_id=await queue.enqueue("crawl", payload, brand_id))
+        return IngestAccepted(job_id=await intake.submit(data))
 
     @post("/upload-url", status_code=200, summary="Presign a PUT for one content-addressed key")
     async def upload_url(
