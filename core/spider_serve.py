@@ -137,6 +137,8 @@ class SpiderServer:
             stop.cancel()
             if not claim.done():
                 claim.cancel()
+            elif not claim.cancelled():
+                claim.exception()  # retrieved, even when this loop is being cancelled
         if not claim.done():
             await asyncio.wait({claim})
         return None if claim.cancelled() else claim.result()

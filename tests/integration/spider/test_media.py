@@ -47,8 +47,9 @@ async def test_failed_puts_fall_back_to_urls_and_a_recrawl_uploads_nothing(
         rows = await archive.check_archived(e2e.site, shows, backend.media_path)
         assert {r["key"] for r in rows if not r["uploaded_by_spider"]} == dropped
         assert set(proxy.dropped) == dropped
+        summary = f"{len(urls) - len(dropped)} uploaded, {len(dropped)} fallen back"
+        await spider.wait_for(f"task {task_id} done: .*{summary}")
         assert spider.log().count("reported by URL only") == len(dropped)
-        assert f"{len(urls) - len(dropped)} uploaded, {len(dropped)} fallen back" in spider.log()
 
         puts = len(proxy.puts)
         stored = sorted(p for p in (backend.data_dir / "media").rglob("*") if p.is_file())

@@ -49,7 +49,10 @@ async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None
     assert all(row["uploaded_by_spider"] for row in images)
     assert len(await archive.articles()) == sum(len(shows) for shows in want.values())
 
-    # The log says who claimed what and what was reported, as the predecessor did.
+    # The log says who claimed what and what was reported, as the predecessor did (a line
+    # is written once the backend has answered, so it may trail the database by a moment).
+    for row in tasks:
+        await spider.wait_for(f"task {row['id']} done: ")
     log = spider.log()
     assert sorted(task for _, task in claims(log)) == [t["id"] for t in tasks]
     assert {(task, status, shows) for _, task, status, shows in reports(log)} == {
