@@ -74,6 +74,14 @@ class SpiderServer:
         self.uploader = uploader
         self.heartbeat_s = heartbeat_s
         self.stopping = asyncio.Event()
+        self._source: Source | None = None
+
+    @property
+    def source(self) -> Source:
+        """One source object for the whole run, so its caches (Vogue's A–Z map) are shared."""
+        if self._source is None:
+            self._source = self.source_cls(self.http, self.source_options)
+        return self._source
 
     def install_signals(self, loop: asyncio.AbstractEventLoop, abort: Callable[[], None]) -> None:
         """First SIGINT/SIGTERM: stop claiming; second: ``abort()``."""
@@ -192,7 +200,7 @@ class SpiderServer:
         await self._report(worker, task, result, time.monotonic() - started, detail)
 
     async def _crawl(self, brand: BrandTarget, max_shows: int) -> CrawlStats:
-        source = self.source_cls(self.http, self.source_options)
+        source = self.source
 
         async def submit(show: ShowIngest) -> None:
             await retry_backend(lambda: self.client.ingest(show), what="ingest")
