@@ -21,6 +21,7 @@ from rk.core.storage import Storage
 from rk.server.errors import ApiError
 from rk.server.routes.embeddings import runtime_of
 from rk.server.services.search import ImageHit, by_vector, similar
+from rk.server.services.search_index import SearchIndex, SearchIndexes
 
 MAX_QUERY_CHARS = 300
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -94,7 +95,7 @@ class SearchController(Controller):
             [vector] = await asyncio.to_thread(embedder.embed_texts, [query])
         except NoTextTower as exc:
             raise ApiError(str(exc)) from None
-        items = await by_vector(vector, embedder.model_id, k, storage, kind)
+        items = await by_vector(vector, k, storage, index_of(state, embedder.model_id), kind)
         return SearchResults(model=embedder.model_id, items=items, query=query)
 
     @post(
@@ -118,8 +119,17 @@ class SearchController(Controller):
         result = await asyncio.to_thread(embedder.embed_images, [data])
         if not result.vectors:
             raise ApiError("the upload is not an image the model can read (JPEG, PNG, WebP…)")
-        items = await by_vector(result.vectors[0], embedder.model_id, k, storage, kind)
+        index = index_of(state, embedder.model_id)
+        items = await by_vector(result.vectors[0], k, storage, index, kind)
         return SearchResults(model=embedder.model_id, items=items)
+
+
+def index_of(state: State, model: str) -> SearchIndex:
+    """This app's search index of ``model`` (the app keeps one ``SearchIndexes``)."""
+    indexes = state.get("search_indexes")
+    if not isinstance(indexes, SearchIndexes):
+        indexes = state["search_indexes"] = SearchIndexes()
+    return indexes.of(model)
 
 
 async def _upload(request: Request) -> bytes:

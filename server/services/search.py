@@ -2,14 +2,14 @@
 
 Only published images are ever returned: the image asked about must belong to a
 published, live article, and so must every image in an answer. A query vector (from the
-text tower or an uploaded image) is compared with every published vector of the model,
-streamed in blocks, with the same exact top-K math as the neighbours job.
+text tower or an uploaded image) is compared with every published vector of the model in
+the process's ``SearchIndex`` (exact top-K, kept fresh from the database before each
+query); the images it names are checked against the database once more when the answer
+is built, so one unpublished a moment ago is left out and the next best takes its place.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import numpy as np
@@ -19,10 +19,9 @@ from piccolo.querystring import QueryString
 from rk.core.storage import Storage
 from rk.server.db.tables import Image
 from rk.server.errors import NotFound
-from rk.server.services.neighbour_lists import decode
-from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Floats, Ids, Placement, normalised
+from rk.server.services.neighbours import normalised
+from rk.server.services.search_index import PUBLISHED, SearchIndex
 
-PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
 URL_TTL_S = 3600
 
 
@@ -98,39 +97,15 @@ async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[I
     return await _hits(storage, [(int(r["neighbor_id"]), float(r["score"])) for r in rows])
 
 
-async def published_blocks(
-    model: str, dim: int, kind: str | None, block_rows: int = BLOCK_ROWS
-) -> AsyncIterator[tuple[Ids, Floats]]:
-    """Every published vector of ``model`` (of ``kind`` when given), a block at a time."""
-    after = 0
-    kind_sql = " AND e.kind = {}" if kind else ""
-    while True:
-        rows = await _rows(
-            "SELECT e.image_id, e.vector FROM image_embeddings e"
-            " JOIN images i ON i.id = e.image_id JOIN articles a ON a.id = i.article_id"
-            f" WHERE e.model = {{}} AND e.image_id > {{}} AND {PUBLISHED}{kind_sql}"
-            " ORDER BY e.image_id LIMIT {}",
-            model,
-            after,
-            *([kind] if kind else []),
-            block_rows,
-        )
-        if not rows:
-            return
-        after = int(rows[-1]["image_id"])
-        ids, matrix, _ = decode(rows, dim)
-        yield ids, matrix
-        if len(rows) < block_rows:
-            return
-
-
 async def by_vector(
-    vector: list[float], model: str, k: int, storage: Storage, kind: str | None = None
+    vector: list[float], k: int, storage: Storage, index: SearchIndex, kind: str | None = None
 ) -> list[ImageHit]:
     """The ``k`` published images most similar to ``vector`` (cosine), best first."""
-    query = normalised(np.asarray([vector], dtype=np.float32))
-    placement = Placement([0], query, k)  # image ids start at 1: 0 never meets itself
-    async for ids, matrix in published_blocks(model, query.shape[1], kind):
-        skip = np.full(len(ids), SKIP, dtype=np.float32)
-        await asyncio.to_thread(placement.add_block, ids, matrix, skip)
-    return await _hits(storage, placement.lists()[0])
+    query = normalised(np.asarray([vector], dtype=np.float32))[0]
+    want = k
+    while True:
+        scored = await index.search(query, want, kind)
+        hits = await _hits(storage, scored)
+        if len(hits) >= k or len(scored) < want:
+            return hits[:k]
+        want *= 2  # some left the published set since the index looked: take more
