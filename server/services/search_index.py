@@ -54,8 +54,11 @@ _A, _B = HASH_FACTORS
 FINGERPRINT_SQL = (
     "SELECT COUNT(*) AS n, COALESCE(SUM(a.id), 0) AS s,"
     f" COALESCE(SUM(((a.id % {_P1}) * {_A} % {_P1}) * ((a.id % {_P2}) * {_B} % {_P2}) % {_P3}),"
-    f" 0) AS h FROM articles a WHERE {PUBLISHED}"
+    f" 0) AS h, (SELECT COALESCE(MAX(id), 0) FROM image_embeddings) AS top"
+    f" FROM articles a WHERE {PUBLISHED}"
 )
+"""The whole check when nothing changed: the published set's fingerprint and the highest
+embedding id, in one statement (an aggregate over published articles, a primary key probe)."""
 ROWS_SQL = (
     "SELECT e.id, e.image_id, e.kind, e.model, COALESCE(i.article_id, 0) AS article_id,"
     f" CASE WHEN e.model = {{}} AND {PUBLISHED} THEN e.vector END AS vector"
@@ -70,6 +73,9 @@ MAX_HOLES = 200
 """Hole ranges kept (the newest); each check looks at ``HOLES_PER_QUERY`` per query."""
 HOLES_PER_QUERY = 100
 ARTICLES_PER_QUERY = 500
+INLINE_ROWS = 32768
+"""Up to this many rows the product runs in the event loop (well under a millisecond);
+above, in a thread, so the loop keeps serving requests."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +152,8 @@ class SearchIndex:
             if dim == len(query) and kind in (None, shard_kind)
             for part in shard.view()
         ]
+        if sum(len(ids) for _, ids in parts) <= INLINE_ROWS:
+            return top_k(parts, query, k)
         return await asyncio.to_thread(top_k, parts, query, k)
 
     async def refresh(self) -> None:
@@ -171,9 +179,12 @@ class SearchIndex:
         cold = self.seen_id == 0
         started = time.perf_counter()
         try:
-            await self._sync_articles()
-            await self._read_new()
-            await self._recheck_holes()
+            [row] = await self._rows(FINGERPRINT_SQL)
+            await self._sync_articles(Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])))
+            if int(row["top"]) > self.seen_id:
+                await self._read_new()
+            if self.holes:
+                await self._recheck_holes()
         except BaseException:
             self._reset()  # a half-applied change could break the invariant: start over
             raise
@@ -190,10 +201,9 @@ class SearchIndex:
     async def _rows(self, sql: str, *args: Any) -> list[dict[str, Any]]:
         return list(await self._engine.run_querystring(QueryString(sql, *args)))
 
-    async def _sync_articles(self) -> None:
+    async def _sync_articles(self, now: Fingerprint) -> None:
         """Follow the published set: drop the rows of articles that left, load the joiners."""
-        [row] = await self._rows(FINGERPRINT_SQL)
-        if Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])) == self.fingerprint:
+        if now == self.fingerprint:
             return
         rows = await self._rows(f"SELECT a.id FROM articles a WHERE {PUBLISHED}")
         current = {int(row["id"]) for row in rows}
