@@ -5,12 +5,19 @@ A local image server (its own process, images held in memory) serves ``--shows``
 
 - baseline: a plain httpx download-and-write loop, one show after another, ``--concurrency``
   downloads at a time, each body written to a file;
+- the same loop that also hashes each body and makes its thumbnail (``make_thumbnail``,
+  which decodes the image, in a thread), writing both files: the CPU work that ingest
+  cannot skip, so the gap between this row and rk is what rk itself costs;
 - rk: a backend (in this process, SQLite + ``file://`` in a temp dir, ``--workers`` ingest
   workers with ``media.concurrency`` = ``--concurrency``) given every show by signed POST;
-  timed from the first POST until every job is done. This includes what the loop does not:
-  the SSRF checks, decoding each image, making its thumbnail, and the article transaction.
+  timed from the first POST until every job is done. This includes what the loops do not:
+  the SSRF checks, the storage checks and the article transaction.
+
+Everything runs on uvloop when it is installed, as ``rk serve-backend`` (uvicorn) does;
+``--loop asyncio`` runs on asyncio's own loop instead.
 
     .venv/bin/python bench/ingest_worker.py [--shows 5] [--size 1280x1920] [--concurrency 6]
+                                            [--workers 1] [--loop uvloop|asyncio]
 """
 
 from __future__ import annotations
@@ -26,12 +33,14 @@ if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
 import argparse
 import asyncio
 import hashlib
+import importlib.util
 import io
 import socket
 import subprocess
 import tempfile
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import httpx
 import msgspec
@@ -48,12 +57,30 @@ from rk.core.config import (
     Settings,
 )
 from rk.core.signing import signed_headers
+from rk.core.thumbs import make_thumbnail
 from rk.core.wire import ImageRef, Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.db.tables import IngestJob
 
 SECRET = "bench-secret"
 LOOKS = 40
+THUMB_SIDE = MediaSettings().thumb_size
+T = TypeVar("T")
+
+
+def use_uvloop(loop: str) -> bool:
+    """Whether ``--loop`` asks for uvloop and it is installed."""
+    return loop == "uvloop" and importlib.util.find_spec("uvloop") is not None
+
+
+def run(main: Coroutine[Any, Any, T], loop: str) -> T:
+    """Run ``main`` on uvloop when asked and installed (as uvicorn does), else on asyncio's."""
+    if not use_uvloop(loop):
+        return asyncio.run(main)
+    import uvloop
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
 
 
 def free_port() -> int:
@@ -116,8 +143,33 @@ def show_urls(port: int, show: int) -> list[str]:
     return [f"http://127.0.0.1:{port}/{show}-{look}.jpg" for look in range(LOOKS)]
 
 
-async def baseline(port: int, shows: int, concurrency: int, out: Path) -> float:
-    """Seconds for the plain download-and-write loop over every show."""
+async def write_plain(out: Path, data: bytes) -> None:
+    """The plain loop's work per image: write the body (on the event loop)."""
+    (out / f"{hashlib.sha1(data).hexdigest()}.jpg").write_bytes(data)
+
+
+def _hash_thumbnail_write(out: Path, data: bytes) -> None:
+    sha1 = hashlib.sha1(data).hexdigest()
+    thumb = make_thumbnail(data, THUMB_SIDE)
+    if thumb is None:
+        raise SystemExit("a bench image does not decode")
+    (out / f"{sha1}.jpg").write_bytes(data)
+    (out / f"thumb-{sha1}.jpg").write_bytes(thumb)
+
+
+async def write_with_thumbnail(out: Path, data: bytes) -> None:
+    """Hash, make the thumbnail (a full decode) and write both, in a thread as rk does."""
+    await asyncio.to_thread(_hash_thumbnail_write, out, data)
+
+
+async def baseline(
+    port: int,
+    shows: int,
+    concurrency: int,
+    out: Path,
+    work: Callable[[Path, bytes], Awaitable[None]],
+) -> float:
+    """Seconds for the download loop over every show, ``work`` done on each body."""
     gate = asyncio.Semaphore(concurrency)
     async with httpx.AsyncClient(timeout=60) as client:
 
@@ -125,8 +177,7 @@ async def baseline(port: int, shows: int, concurrency: int, out: Path) -> float:
             async with gate:
                 response = await client.get(url)
                 response.raise_for_status()
-                data = response.content
-                (out / f"{hashlib.sha1(data).hexdigest()}.jpg").write_bytes(data)
+                await work(out, response.content)
 
         started = time.perf_counter()
         for show in range(shows):
@@ -209,6 +260,7 @@ def main() -> None:
     parser.add_argument("--size", default="1280x1920", help="image size WxH")
     parser.add_argument("--concurrency", type=int, default=6)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop")
     parser.add_argument("--image-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.image_server:
@@ -217,8 +269,8 @@ def main() -> None:
     width, height = (int(v) for v in args.size.split("x"))
     with tempfile.TemporaryDirectory(prefix="rk-bench-worker-") as tmp:
         root = Path(tmp)
-        (root / "images").mkdir()
-        (root / "loop").mkdir()
+        for folder in ("images", "loop", "thumbs"):
+            (root / folder).mkdir()
         total = make_images(root / "images", args.shows, (width, height))
         port = free_port()
         server = subprocess.Popen(
@@ -228,26 +280,35 @@ def main() -> None:
         )
         try:
             wait_for(port)
-            loop_s = asyncio.run(baseline(port, args.shows, args.concurrency, root / "loop"))
-            rk_s = asyncio.run(
-                rk_ingest(port, args.shows, args.concurrency, args.workers, root / "rk")
+            loop_s = run(
+                baseline(port, args.shows, args.concurrency, root / "loop", write_plain), args.loop
+            )
+            thumbs_s = run(
+                baseline(port, args.shows, args.concurrency, root / "thumbs", write_with_thumbnail),
+                args.loop,
+            )
+            rk_s = run(
+                rk_ingest(port, args.shows, args.concurrency, args.workers, root / "rk"), args.loop
             )
         finally:
             server.terminate()
             server.wait(timeout=30)
     mb = total / 1e6
+    loop_name = "uvloop" if use_uvloop(args.loop) else "asyncio loop"
     print(
         f"ingest worker: {args.shows} shows × {LOOKS} JPEGs of {width}×{height} "
         f"({mb / (args.shows * LOOKS):.2f} MB each, {mb:.1f} MB), concurrency "
-        f"{args.concurrency}, {args.workers} ingest worker(s), file:// storage"
+        f"{args.concurrency}, {args.workers} ingest worker(s), file:// storage, {loop_name}"
     )
-    print(f"{'target':<34}{'seconds':>9}{'shows/s':>9}{'MB/s':>8}")
+    print(f"{'target':<38}{'seconds':>9}{'shows/s':>9}{'MB/s':>8}")
     for name, seconds in (
         ("httpx download-and-write loop", loop_s),
+        ("httpx loop + sha1 + thumbnail", thumbs_s),
         ("rk ingest (+thumbs, DB)", rk_s),
     ):
-        print(f"{name:<34}{seconds:>9.2f}{args.shows / seconds:>9.2f}{mb / seconds:>8.1f}")
+        print(f"{name:<38}{seconds:>9.2f}{args.shows / seconds:>9.2f}{mb / seconds:>8.1f}")
     print(f"ratio rk / loop (shows/s): {loop_s / rk_s:.2f}")
+    print(f"ratio rk / loop + thumbnail (shows/s): {thumbs_s / rk_s:.2f}")
 
 
 if __name__ == "__main__":
