@@ -1,10 +1,12 @@
 """Signed ingest POSTs per second against ``rk serve-backend``, next to a bare Litestar 202.
 
-Both servers run as separate processes, one uvicorn worker each, no access log. The load
+The servers run as separate processes, one uvicorn worker each, no access log. The load
 comes from separate client processes (a minimal keep-alive HTTP/1.1 client on asyncio,
 because an httpx loop measures httpx). Every request carries a 40-look ShowIngest, freshly
 signed; the bare endpoint returns 202 without reading anything, so the ratio is what
-signature checking, strict decoding, brand lookup and the job INSERT cost.
+signature checking, strict decoding, brand lookup and the job INSERT cost. A second bare
+endpoint reads and decodes the body into a ShowIngest (Litestar's own ``data:``) before
+its 202: the gap from that row to rk is the signature check, the brand and the INSERT.
 
     .venv/bin/python bench/ingest_api.py [--seconds 5] [--clients 2] [--connections 16]
                                          [--database DSN]
@@ -83,8 +85,8 @@ def wait_for(port: int, timeout_s: float = 30) -> None:
     raise SystemExit(f"nothing listens on {port} after {timeout_s} s")
 
 
-def bare_server(port: int) -> None:
-    """The baseline: a Litestar app whose only route answers 202 without reading the body."""
+def bare_server(port: int, decode: bool) -> None:
+    """A Litestar app whose one route answers 202: reading nothing, or decoding the body."""
     import uvicorn
     from litestar import Litestar, post
 
@@ -92,9 +94,12 @@ def bare_server(port: int) -> None:
     async def accept() -> dict[str, int]:
         return {"job_id": 1}
 
-    uvicorn.run(
-        Litestar([accept]), host="127.0.0.1", port=port, access_log=False, log_level="warning"
-    )
+    @post(PATH, status_code=202)
+    async def accept_decoded(data: ShowIngest) -> dict[str, int]:
+        return {"job_id": len(data.looks)}
+
+    app = Litestar([accept_decoded if decode else accept])
+    uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
 
 
 async def _connection(port: int, body: bytes, until: float, latencies: list[float]) -> int:
@@ -183,9 +188,10 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--database", default="", help="PostgreSQL DSN (default: SQLite)")
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--decoding-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.bare_server:
-        bare_server(args.bare_server)
+    if args.bare_server or args.decoding_server:
+        bare_server(args.bare_server or args.decoding_server, decode=bool(args.decoding_server))
         return
 
     with tempfile.TemporaryDirectory(prefix="rk-bench-api-") as tmp:
@@ -202,7 +208,7 @@ def main() -> None:
         )
         brand_uid = re.search(r"uid=(\S+)", added.stdout + added.stderr).group(1)  # type: ignore[union-attr]
         body = payload(brand_uid)
-        rk_port, bare_port = free_port(), free_port()
+        rk_port, bare_port, decoding_port = free_port(), free_port(), free_port()
         servers = [
             subprocess.Popen(
                 [RK, "serve-backend", "--port", str(rk_port), "--workers", "0", "--data-dir", tmp],
@@ -210,17 +216,27 @@ def main() -> None:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             ),
-            subprocess.Popen(
-                [sys.executable, __file__, "--bare-server", str(bare_port)],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+            *(
+                subprocess.Popen(
+                    [sys.executable, __file__, flag, str(port)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                for flag, port in (
+                    ("--bare-server", bare_port),
+                    ("--decoding-server", decoding_port),
+                )
             ),
         ]
         try:
-            wait_for(rk_port)
-            wait_for(bare_port)
+            for port in (rk_port, bare_port, decoding_port):
+                wait_for(port)
             rows = []
-            for name, port in (("bare Litestar 202", bare_port), ("rk ingest (signed)", rk_port)):
+            for name, port in (
+                ("bare Litestar 202", bare_port),
+                ("Litestar 202 + decode body", decoding_port),
+                ("rk ingest (signed)", rk_port),
+            ):
                 rate, errors, latencies = load(
                     port, body, args.clients, args.connections, args.seconds
                 )
@@ -237,10 +253,11 @@ def main() -> None:
         f"{args.clients} client processes × {args.connections} connections, "
         f"{args.seconds:g} s each, backend on {engine}"
     )
-    print(f"{'target':<22}{'req/s':>10}{'non-202':>10}{'p50 ms':>10}{'p99 ms':>10}")
+    print(f"{'target':<28}{'req/s':>10}{'non-202':>10}{'p50 ms':>10}{'p99 ms':>10}")
     for name, rate, errors, p50, p99 in rows:
-        print(f"{name:<22}{rate:>10.0f}{errors:>10}{p50 * 1000:>10.2f}{p99 * 1000:>10.2f}")
-    print(f"ratio rk / bare: {rows[1][1] / rows[0][1]:.2f}")
+        print(f"{name:<28}{rate:>10.0f}{errors:>10}{p50 * 1000:>10.2f}{p99 * 1000:>10.2f}")
+    print(f"ratio rk / bare: {rows[2][1] / rows[0][1]:.2f}")
+    print(f"ratio rk / Litestar + decode: {rows[2][1] / rows[1][1]:.2f}")
 
 
 if __name__ == "__main__":
