@@ -120,6 +120,7 @@ class SearchIndex:
         self._started = 0
         self._fresh_as_of = 0
         self._task: asyncio.Task[None] | None = None
+        self._readers = 0
         self._reset()
 
     def _reset(self) -> None:
@@ -154,7 +155,19 @@ class SearchIndex:
         ]
         if sum(len(ids) for _, ids in parts) <= INLINE_ROWS:
             return top_k(parts, query, k)
-        return await asyncio.to_thread(top_k, parts, query, k)
+        loop = asyncio.get_running_loop()
+
+        def read() -> list[tuple[int, float]]:
+            try:
+                return top_k(parts, query, k)
+            finally:  # counted down when the thread is done, even if the caller gave up
+                loop.call_soon_threadsafe(self._read_done)
+
+        self._readers += 1  # while a thread reads the views, rows are not moved in place
+        return await asyncio.to_thread(read)
+
+    def _read_done(self) -> None:
+        self._readers -= 1
 
     async def refresh(self) -> None:
         """Catch up with every change committed before this call.
@@ -312,7 +325,7 @@ class SearchIndex:
         self.fingerprint = self.fingerprint.without(held)
         ids = np.array(sorted(articles), dtype=np.int64)
         for shard in self.shards.values():
-            shard.remove_articles(ids)
+            shard.remove_articles(ids, in_place=self._readers == 0)
 
 
 class SearchIndexes:

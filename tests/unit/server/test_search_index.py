@@ -87,13 +87,31 @@ def test_removing_articles_keeps_the_rest_and_old_views_intact() -> None:
     assert top_k(view, query, 500) == before
 
 
+@pytest.mark.parametrize("block_rows", [64, 1000])
+def test_removing_in_place_moves_the_last_rows_into_the_gaps(block_rows: int) -> None:
+    shard, ids, vectors = filled(500, 8, block_rows, seed=5)
+    query = normalised(np.ones((1, 8)))[0]
+    articles = ids // 10
+    for gone in (np.unique(articles[::7]), np.unique(articles[:40]), np.unique(articles[-3:])):
+        blocks = list(shard.blocks)
+        removed = shard.remove_articles(gone, in_place=True)
+        assert removed == int(np.isin(articles, gone).sum())
+        articles = np.where(np.isin(articles, gone), -1, articles)
+        keep = articles >= 0
+        assert len(shard) == int(keep.sum())
+        if block_rows > len(ids):  # one block, never merged: it must be the same arrays
+            assert shard.blocks == blocks
+        want = exact(ids[keep], vectors[keep], query, 1000)
+        assert [i for i, _ in top_k(shard.view(), query, 1000)] == want
+
+
 def test_removals_merge_small_blocks() -> None:
     shard, ids, _ = filled(640, 4, 64, seed=4)
     assert len(shard.blocks) == 10
     shard.remove_articles(np.unique(ids // 10)[: len(ids) * 3 // 4])
     assert len(shard) < 200
     assert len(shard.blocks) <= len(shard) // 32 + 1
-    assert shard.nbytes() == sum(b.vectors.nbytes + 2 * b.images.nbytes for b in shard.blocks)
+    assert shard.nbytes() == len(shard) * (4 * 4 + 8 + 8)
 
 
 def test_fingerprint_changes_with_the_set_and_subtracts() -> None:
