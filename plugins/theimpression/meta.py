@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from datetime import datetime
-from email.utils import parsedate_to_datetime
 
 # Fashion-week cities, folded (lowercase ASCII) → display form.
 CITIES = {
@@ -97,18 +95,3 @@ def photographer_of(lines: list[str]) -> str:
         if name and not name.startswith("|"):
             return name[:200]
     return ""
-
-
-def normalise_date(value: str) -> str:
-    """ISO ``YYYY-MM-DD`` from an ISO or RFC 2822 date; other text as given; "" for none."""
-    text = value.strip()
-    if not text:
-        return ""
-    try:
-        return datetime.fromisoformat(text).date().isoformat()
-    except ValueError:
-        pass
-    try:
-        return parsedate_to_datetime(text).date().isoformat()
-    except (TypeError, ValueError, IndexError):
-        return text[:40]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 
 _TRANSLIT = str.maketrans(
     {"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss", "ł": "l", "Ł": "L"}
@@ -38,7 +36,6 @@ _SEASON_WORD = re.compile(
     r"\b(?:pre-fall|spring|summer|fall|autumn|winter|resort)\b", re.IGNORECASE
 )
 _CITY_SHAPE = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){0,2}")
-_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d", "%m/%d/%Y")
 
 
 def ascii_fold(text: str) -> str:
@@ -90,32 +87,3 @@ def city_from_season(season: str) -> str:
     if folded in _NOT_CITIES or not _CITY_SHAPE.fullmatch(prefix):
         return ""
     return prefix
-
-
-def normalise_date(value: object) -> str:
-    """An ISO ``YYYY-MM-DD`` when ``value`` is a parseable date, else the text as given (or "")."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = value / 1000 if abs(value) > 1e11 else value
-        try:
-            return datetime.fromtimestamp(seconds, UTC).date().isoformat()
-        except (OverflowError, OSError, ValueError):
-            return ""
-    if not isinstance(value, str):
-        return ""
-    text = value.strip()
-    if not text:
-        return ""
-    try:
-        return datetime.fromisoformat(text).date().isoformat()
-    except ValueError:
-        pass
-    try:
-        return parsedate_to_datetime(text).date().isoformat()
-    except (TypeError, ValueError, IndexError):
-        pass
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).date().isoformat()
-        except ValueError:
-            continue
-    return text[:40]

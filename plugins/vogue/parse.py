@@ -12,9 +12,10 @@ from urllib.parse import urljoin, urlsplit
 
 from msgspec import Struct
 
+from rk.core.dates import normalise_date
 from rk.core.errors import ShowSkipped
 from rk.core.wire import MAX_DETAILS, MAX_LOOKS, BrandRef, ImageRef, Look, ShowIngest
-from rk.plugins.vogue.names import city_from_season, normalise_date, season_from_slug
+from rk.plugins.vogue.names import city_from_season, season_from_slug
 from rk.plugins.vogue.state import (
     AzState,
     DesignerState,

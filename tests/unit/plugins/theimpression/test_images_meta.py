@@ -8,7 +8,6 @@ from rk.plugins.theimpression.images import ImagePolicy, content_images, parse_s
 from rk.plugins.theimpression.meta import (
     city_of,
     is_street_style,
-    normalise_date,
     photographer_of,
     season_of,
 )
@@ -112,16 +111,3 @@ def test_season(texts: list[str], season: str) -> None:
 )
 def test_photographer(lines: list[str], name: str) -> None:
     assert photographer_of(lines) == name
-
-
-@pytest.mark.parametrize(
-    ("raw", "iso"),
-    [
-        ("2030-10-01T18:20:00", "2030-10-01"),
-        ("Tue, 01 Oct 2030 16:20:00 +0000", "2030-10-01"),
-        ("soon", "soon"),
-        ("  ", ""),
-    ],
-)
-def test_dates(raw: str, iso: str) -> None:
-    assert normalise_date(raw) == iso

@@ -7,7 +7,6 @@ import pytest
 from rk.plugins.vogue.names import (
     city_from_season,
     name_key,
-    normalise_date,
     season_from_slug,
     slugify,
 )
@@ -66,21 +65,3 @@ def test_season_from_slug(slug: str, title: str) -> None:
 )
 def test_city_only_from_a_city_prefixed_season(season: str, city: str) -> None:
     assert city_from_season(season) == city
-
-
-@pytest.mark.parametrize(
-    ("raw", "iso"),
-    [
-        ("2031-03-04T19:00:00.000Z", "2031-03-04"),
-        ("2031-03-04", "2031-03-04"),
-        ("March 9, 2031", "2031-03-09"),
-        ("Tue, 04 Mar 2031 19:00:00 +0000", "2031-03-04"),
-        (1930824000000, "2031-03-09"),
-        ("TBA", "TBA"),
-        ("", ""),
-        (None, ""),
-        (True, ""),
-    ],
-)
-def test_normalise_date(raw: object, iso: str) -> None:
-    assert normalise_date(raw) == iso
