@@ -42,7 +42,7 @@ def require_postgres() -> str:
         reason = f"PostgreSQL not reachable at {dsn}: {type(exc).__name__}"
         if os.environ.get("CI") == "true":
             pytest.fail(reason)
-        pytest.skip(reason)
+        pytest.skip(reason)  # PostgreSQL not reachable and not under CI=true
     return dsn
 
 
