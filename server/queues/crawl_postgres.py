@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import asyncpg
 
-from rk.server.queues.crawl_store import ClaimedTask, CrawlTaskRow, TaskState
+from rk.server.queues.crawl_store import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
 from rk.server.queues.pg_pool import PgPool
 
 BATCH_LOCK_KEY = 0x726B_6372_6177
 """Advisory lock held while a batch checks for active tasks and inserts, so two batches
 cannot both queue the same brand."""
-
-TASK_ROW = """
-    SELECT t.id, t.brand_id, COALESCE(b.uid, '') AS brand_uid, COALESCE(b.name, '') AS brand_name,
-           t.source, t.status, t.priority, t.max_shows, t.worker, t.locked_at, t.attempts,
-           t.shows_submitted, t.last_error, t.created_at, t.updated_at
-    FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id"""
 
 FENCE = "id = $1 AND status = $2 AND worker = $3 AND attempts = $4"
 

@@ -9,14 +9,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rk.server.queues.crawl_store import ClaimedTask, CrawlTaskRow, TaskState
+from rk.server.queues.crawl_store import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
 from rk.server.queues.sqlite_conn import SqliteConnection
-
-TASK_ROW = """
-    SELECT t.id, t.brand_id, COALESCE(b.uid, '') AS brand_uid, COALESCE(b.name, '') AS brand_name,
-           t.source, t.status, t.priority, t.max_shows, t.worker, t.locked_at, t.attempts,
-           t.shows_submitted, t.last_error, t.created_at, t.updated_at
-    FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id"""
 
 FENCE = "id = :id AND status = :status AND worker = :worker AND attempts = :attempts"
 

@@ -17,6 +17,14 @@ from rk.server.db.engine import dsn_scheme
 
 ACTIVE = ("queued", "running")
 
+TASK_ROW = """
+    SELECT t.id, t.brand_id, COALESCE(b.uid, '') AS brand_uid, COALESCE(b.name, '') AS brand_name,
+           t.source, t.status, t.priority, t.max_shows, t.worker, t.locked_at, t.attempts,
+           t.shows_submitted, t.last_error, t.created_at, t.updated_at
+    FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id"""
+"""The list query's rows: every task column with its brand's uid and name (same SQL on both
+engines; each store appends its own filter, order and placeholders)."""
+
 
 class TaskState(Struct, frozen=True, kw_only=True):
     """What a fenced update checks: who holds the task, in which status, on which attempt."""
