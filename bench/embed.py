@@ -46,6 +46,10 @@ from types import ModuleType
 import httpx
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.net import free_port
+
 from rk.core.client import BackendClient
 from rk.core.embed_worker import EmbedWorker, LocalEncoder
 from rk.core.storage import StorageContext, open_storage
@@ -65,14 +69,6 @@ def embed_model() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start_backend(data: Path, model: Path, batch: int) -> tuple[subprocess.Popen[bytes], str]:

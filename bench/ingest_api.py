@@ -29,13 +29,16 @@ import asyncio
 import multiprocessing
 import os
 import re
-import socket
 import statistics
 import subprocess
 import tempfile
 import time
 
 import msgspec
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.net import free_port, wait_for_port
 
 from rk.core.signing import signed_headers
 from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
@@ -67,22 +70,6 @@ def payload(brand_uid: str = "", looks: int = 40) -> bytes:
         ],
     )
     return msgspec.json.encode(show)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for(port: int, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port} after {timeout_s} s")
 
 
 def bare_server(port: int, decode: bool) -> None:
@@ -230,7 +217,7 @@ def main() -> None:
         ]
         try:
             for port in (rk_port, bare_port, decoding_port):
-                wait_for(port)
+                wait_for_port(port)
             rows = []
             for name, port in (
                 ("bare Litestar 202", bare_port),

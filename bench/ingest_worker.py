@@ -35,7 +35,6 @@ import asyncio
 import hashlib
 import importlib.util
 import io
-import socket
 import subprocess
 import tempfile
 import time
@@ -47,6 +46,10 @@ import msgspec
 import numpy as np
 import uvicorn
 from PIL import Image
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.net import free_port, wait_for_port
 
 from rk.core.config import (
     IngestSettings,
@@ -81,22 +84,6 @@ def run(main: Coroutine[Any, Any, T], loop: str) -> T:
 
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         return runner.run(main)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for(port: int, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port} after {timeout_s} s")
 
 
 def make_images(folder: Path, shows: int, size: tuple[int, int]) -> int:
@@ -279,7 +266,7 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         try:
-            wait_for(port)
+            wait_for_port(port)
             loop_s = run(
                 baseline(port, args.shows, args.concurrency, root / "loop", write_plain), args.loop
             )
