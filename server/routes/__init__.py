@@ -15,6 +15,7 @@ from rk.server.auth import hmac_guard
 from rk.server.requests import StrictRequest
 from rk.server.routes.crawl import CrawlTaskController
 from rk.server.routes.embeddings import EmbeddingsController
+from rk.server.routes.health import HealthController
 from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
 from rk.server.routes.search import SearchController
@@ -37,4 +38,4 @@ def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
         request_class=StrictRequest,
         request_max_body_size=settings.server.max_body_bytes,
     )
-    return [internal, *media_routes(), SearchController, static_router()]
+    return [internal, *media_routes(), SearchController, static_router(), HealthController]
