@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from rk.cli.common import ConfigOption, fail, settings_from
+from rk.cli.common import (
+    ConfigOption,
+    MetricsHostOption,
+    MetricsPortOption,
+    fail,
+    settings_from,
+    start_metrics,
+)
 from rk.cli.spider_oneshot import add_oneshot_commands, quiet_http_logs
 from rk.core.config import Settings
 from rk.core.errors import RkError
@@ -34,6 +41,8 @@ def serve(
         typer.Option("--max-co", "-m", min=1, max=64, help="Concurrent requests inside one brand."),
     ] = 5,
     config: ConfigOption = None,
+    metrics_port: MetricsPortOption = None,
+    metrics_host: MetricsHostOption = "127.0.0.1",
 ) -> None:
     """Claim crawl tasks from the backend, crawl them and report the results."""
     if interval < 1:
@@ -47,6 +56,7 @@ def serve(
         require_ingest(settings)
     except RkError as exc:
         fail(str(exc))
+    start_metrics(metrics_port, metrics_host)
     code = asyncio.run(_serve(settings, source_cls, workers, interval, max_co))
     raise typer.Exit(code)
 

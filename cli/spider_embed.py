@@ -19,7 +19,14 @@ from typing import Annotated
 
 import typer
 
-from rk.cli.common import ConfigOption, fail, settings_from
+from rk.cli.common import (
+    ConfigOption,
+    MetricsHostOption,
+    MetricsPortOption,
+    fail,
+    settings_from,
+    start_metrics,
+)
 from rk.cli.spider_oneshot import quiet_http_logs
 from rk.core.config import Settings
 from rk.core.errors import RkError
@@ -57,6 +64,8 @@ def embed(
         ),
     ] = None,
     config: ConfigOption = None,
+    metrics_port: MetricsPortOption = None,
+    metrics_host: MetricsHostOption = "127.0.0.1",
 ) -> None:
     """Embed pending images: lease → download → embed → submit vectors and failures."""
     if not KIND.match(kind):
@@ -68,6 +77,7 @@ def embed(
     quiet_http_logs()
     vision_endpoint = settings.vision.endpoint if endpoint is None else endpoint
     embedder = None if vision_endpoint else _load_embedder(settings)
+    start_metrics(metrics_port, metrics_host)
     code = asyncio.run(
         _run(
             settings,

@@ -25,6 +25,7 @@ from rk.core.client import (
     retry_backend,
 )
 from rk.core.crawler import CrawlStats, crawl
+from rk.core.logs import log_ids
 from rk.core.sources import BrandTarget, Source
 from rk.core.wire import CrawlResult, CrawlTask, ShowIngest
 
@@ -124,7 +125,8 @@ class SpiderServer:
             if task is None:
                 await self._idle()
                 continue
-            await self._run_task(worker, task)
+            with log_ids(worker=worker, task=task.id):
+                await self._run_task(worker, task)
 
     async def _claim(self, worker: str, source: str) -> CrawlTask | None:
         """Claim one task, retrying while the backend is down; None when idle or stopping.
