@@ -13,6 +13,7 @@ from rk.cli import (
     config_cmd,
     crawl_cmd,
     db_cmd,
+    doctor_cmd,
     embed_cmd,
     plugins_cmd,
     serve_cmd,
@@ -63,6 +64,7 @@ spider_embed.register(app)
 embed_cmd.register(app)
 vision_cmd.register(app)
 serve_cmd.register(app)
+doctor_cmd.register(app)
 
 
 def run() -> None:

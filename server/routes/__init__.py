@@ -18,6 +18,7 @@ from rk.server.routes.embeddings import EmbeddingsController
 from rk.server.routes.health import HealthController
 from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
+from rk.server.routes.ping import PingController
 from rk.server.routes.search import SearchController
 from rk.server.web.static_files import static_router
 
@@ -26,7 +27,7 @@ INTERNAL_PREFIX = "/admin/internal"
 
 def internal_handlers() -> list[ControllerRouterHandler]:
     """The controllers under ``/admin/internal`` (HMAC-signed spider API)."""
-    return [InternalController, CrawlTaskController, EmbeddingsController]
+    return [InternalController, CrawlTaskController, EmbeddingsController, PingController]
 
 
 def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
