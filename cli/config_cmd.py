@@ -42,9 +42,9 @@ def render(settings: Settings, origins: dict[str, str]) -> list[str]:
 
 def masked_url(settings: Settings, key: str) -> str:
     """The effective database or storage URL (embedded default spelled out), masked."""
-    full = settings.database_url if key == "database" else settings.storage_url
-    replaced = Settings(**{key: full})
-    return str(masked(replaced)[key])
+    if key == "database":
+        return str(masked(Settings(database=settings.database_url))["database"])
+    return str(masked(Settings(storage=settings.storage_url))["storage"])
 
 
 @config_app.command("show")

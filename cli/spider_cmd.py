@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,7 +19,13 @@ from rk.cli.common import (
 from rk.cli.spider_oneshot import add_oneshot_commands, quiet_http_logs
 from rk.core.config import Settings
 from rk.core.errors import RkError
-from rk.core.sources import get_source
+from rk.core.sources import Source, get_source
+
+if TYPE_CHECKING:
+    import httpx
+
+    from rk.core.client import BackendClient
+    from rk.core.media_upload import MediaUploader
 
 spider_app = typer.Typer(
     help="Crawl sources: serve the task queue or crawl once.", no_args_is_help=True
@@ -62,7 +68,7 @@ def serve(
 
 
 async def _serve(
-    settings: Settings, source_cls: type, workers: int, interval: float, max_co: int
+    settings: Settings, source_cls: type[Source], workers: int, interval: float, max_co: int
 ) -> int:
     from rk.core.client import BackendClient, BackendError
     from rk.core.http import polite_client
@@ -96,13 +102,15 @@ async def _serve(
     return 0
 
 
-def _uploader(settings: Settings, client: object, http: object) -> object | None:
+def _uploader(
+    settings: Settings, client: BackendClient, http: httpx.AsyncClient
+) -> MediaUploader | None:
     """The direct media uploader when ``media.upload`` is on, else None (URLs only)."""
     if not settings.media.upload:
         return None
     from rk.core.media_upload import MediaUploader
 
-    return MediaUploader(client, http, settings)  # type: ignore[arg-type]
+    return MediaUploader(client, http, settings)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 import typer
@@ -23,6 +23,12 @@ from rk.core.crawler import CrawlStats, crawl
 from rk.core.errors import RkError, SourceError
 from rk.core.sources import BrandTarget, Source, source_registry
 from rk.core.wire import ShowIngest
+
+if TYPE_CHECKING:
+    import httpx
+
+    from rk.core.client import BackendClient
+    from rk.core.media_upload import MediaUploader
 
 DebugOption = Annotated[
     bool, typer.Option("--debug", "-d", help="Print ShowIngest JSON Lines; report nothing.")
@@ -123,13 +129,24 @@ async def _run(
     return 0
 
 
+def _needed(client: BackendClient | None) -> BackendClient:
+    """The backend client, which ``_run`` opens whenever a step needs the backend."""
+    if client is None:
+        raise RuntimeError("a step that talks to the backend ran without a backend client")
+    return client
+
+
 async def _brand(
-    client: object, cls: type[Source], brand_id: int | None, name: str | None, slug: str | None
+    client: BackendClient | None,
+    cls: type[Source],
+    brand_id: int | None,
+    name: str | None,
+    slug: str | None,
 ) -> BrandTarget | None:
     if not cls.needs_brand:
         return None
     if brand_id is not None:
-        info = await client.brand(brand_id)  # type: ignore[attr-defined]
+        info = await _needed(client).brand(brand_id)
         return BrandTarget(
             id=info.id, uid=info.uid, name=info.name, slug=slug or info.slugs.get(cls.name, "")
         )
@@ -139,14 +156,14 @@ async def _brand(
 async def _crawl(
     settings: Settings,
     cls: type[Source],
-    http: object,
-    client: object,
+    http: httpx.AsyncClient,
+    client: BackendClient | None,
     brand: BrandTarget | None,
     limit: int,
     debug: bool,
 ) -> CrawlStats:
-    source = cls(http, settings.sources.get(cls.name, {}))  # type: ignore[arg-type]
-    uploader = None
+    source = cls(http, settings.sources.get(cls.name, {}))
+    uploader: MediaUploader | None = None
     if debug:
 
         async def sink(show: ShowIngest) -> None:
@@ -155,14 +172,15 @@ async def _crawl(
 
     else:
         from rk.core.client import retry_backend
+        from rk.core.media_upload import MediaUploader
+
+        backend = _needed(client)
 
         async def sink(show: ShowIngest) -> None:
-            await retry_backend(lambda: client.ingest(show))  # type: ignore[attr-defined]
+            await retry_backend(lambda: backend.ingest(show))
 
         if settings.media.upload:
-            from rk.core.media_upload import MediaUploader
-
-            uploader = MediaUploader(client, http, settings)  # type: ignore[arg-type]
+            uploader = MediaUploader(backend, http, settings)
 
     console = Console(stderr=True)
     with Progress(

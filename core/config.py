@@ -279,4 +279,5 @@ def masked(settings: Settings) -> dict[str, Any]:
             return _mask_url(node)
         return node
 
-    return mask(msgspec.to_builtins(settings))
+    data: dict[str, Any] = mask(msgspec.to_builtins(settings))
+    return data

@@ -24,7 +24,7 @@ from rk.core.client import (
     TaskLost,
     retry_backend,
 )
-from rk.core.crawler import CrawlStats, crawl
+from rk.core.crawler import CrawlStats, ShowUploader, crawl
 from rk.core.logs import log_ids
 from rk.core.sources import BrandTarget, Source
 from rk.core.wire import CrawlResult, CrawlTask, ShowIngest
@@ -62,7 +62,7 @@ class SpiderServer:
         workers: int,
         interval_s: float,
         max_concurrency: int,
-        uploader: object | None = None,
+        uploader: ShowUploader | None = None,
         heartbeat_s: float = 60.0,
     ) -> None:
         self.client = client
@@ -84,7 +84,7 @@ class SpiderServer:
             self._source = self.source_cls(self.http, self.source_options)
         return self._source
 
-    def install_signals(self, loop: asyncio.AbstractEventLoop, abort: Callable[[], None]) -> None:
+    def install_signals(self, loop: asyncio.AbstractEventLoop, abort: Callable[[], object]) -> None:
         """First SIGINT/SIGTERM: stop claiming; second: ``abort()``."""
 
         def on_signal(signum: int) -> None:
@@ -212,7 +212,7 @@ class SpiderServer:
             brand if source.needs_brand else None,
             max_shows or None,
             submit,
-            uploader=self.uploader,  # type: ignore[arg-type]
+            uploader=self.uploader,
             concurrency=self.max_concurrency,
         )
 

@@ -16,6 +16,7 @@ import re
 import secrets
 import time
 
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Gauge, Histogram, ProcessCollector
 
@@ -64,7 +65,7 @@ def request_context(app: ASGIApp) -> ASGIApp:
     """The middleware (Litestar ``middleware=[request_context]``)."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
         rid = _request_id(scope)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from litestar import Controller, MediaType, Response, get
 from litestar.datastructures import State
 from msgspec import Struct
@@ -34,7 +32,7 @@ class HealthController(Controller):
     """Liveness, readiness and Prometheus metrics (no authentication: nothing secret)."""
 
     path = "/"
-    tags: ClassVar[list[str]] = ["operations"]
+    tags = ("operations",)
     include_in_schema = True
 
     @get("/healthz", summary="The process is up (no I/O)")

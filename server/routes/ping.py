@@ -7,7 +7,6 @@ and to read the backend's clock (signatures allow ``security.clock_skew_s``).
 from __future__ import annotations
 
 import time
-from typing import ClassVar
 
 from litestar import Controller, get
 
@@ -19,7 +18,7 @@ class PingController(Controller):
     """The signature check alone (the router's HMAC guard runs before this)."""
 
     path = "/"
-    tags: ClassVar[list[str]] = ["internal"]
+    tags = ("internal",)
 
     @get("/ping", summary="Check the signature; the backend's time and version")
     async def ping(self) -> Pong:
