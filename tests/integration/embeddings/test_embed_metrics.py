@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import socket
+import time
 from pathlib import Path
 
 import httpx
@@ -16,6 +17,7 @@ from support.cli import RK
 from support.net import free_port
 
 from rk.core.plugins import RkPluginManager
+from rk.server.db.tables import Image
 
 
 async def scrape_until_saved(port: int, saved: int, timeout_s: float = 60) -> dict:
@@ -79,3 +81,29 @@ async def test_busy_metrics_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
         _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 2
     assert err.decode().strip().startswith(f"error: cannot serve metrics on 127.0.0.1:{port}")
+
+
+async def test_backend_counts_pending_capped_and_neighbours_lag(
+    tmp_path: Path, plugin_manager: RkPluginManager, any_dsn: str
+) -> None:
+    async with embed_backend(tmp_path, plugin_manager, database=any_dsn) as backend:
+        model = backend.app.state.embed_runtime.embedder.model_id
+        ids = list(await add_images(backend, await add_article("show-a", "pending"), [1, 2, 3]))
+        capped, other = ids[0], ids[1]
+        failures = "failures, last_error, updated_at) VALUES ({}, {}, {}, 'x', 0)"
+        await Image.raw(
+            f"INSERT INTO image_embedding_failures (image_id, model, {failures}", capped, model, 3
+        )
+        old = int(time.time()) - 3600
+        await Image.raw(
+            "INSERT INTO image_embeddings (image_id, model, kind, dim, vector, created_at,"
+            " neighbours_at) VALUES ({}, 'another-model', 'runway', 1, {}, {}, 0)",
+            other,
+            b"\0\0\0\0",
+            old,
+        )
+        found = samples((await backend.client.get("/metrics")).text)
+    # ids[1] has a vector of another model only (which no neighbours job here places)
+    assert value(found, "rk_embeddings_pending", model=model, kind="runway") == 2
+    assert value(found, "rk_embeddings_failed_at_cap", model=model) == 1
+    assert value(found, "rk_neighbours_lag_seconds") >= 3600
