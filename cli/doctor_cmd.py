@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from rk.cli.common import ConfigOption, DataDirOption
+from rk.cli.common import ConfigOption, DataDirOption, LogChoice
 from rk.cli.doctor_checks import (
     Finding,
     clock_finding,
@@ -96,7 +96,7 @@ def doctor(
     ] = Role.auto,
 ) -> None:
     """Check the config, database, storage, ingest secret, clock and model; exit 1 on a problem."""
-    setup_logging("text", "WARNING")
+    setup_logging("json" if LogChoice.json else "text", "WARNING")  # the report is the output
     first, settings = config_finding(config, data_dir)
     report = [first]
     if settings is not None:
