@@ -16,7 +16,6 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
 from rk.core.errors import InvalidKey, RkError, SignatureError
-from rk.core.redact import redact
 from rk.core.wire import ErrorBody
 from rk.server.web.errors import error_page, wants_html
 
@@ -44,8 +43,8 @@ class Unavailable(ApiError):
 
 
 def one_line(text: str) -> str:
-    """``text`` squeezed to one line of at most MAX_MESSAGE characters, secrets masked."""
-    line = redact(" ".join(str(text).split()))
+    """``text`` squeezed to one line of at most MAX_MESSAGE characters."""
+    line = " ".join(str(text).split())
     return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…"
 
 
