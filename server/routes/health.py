@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from litestar import Controller, MediaType, Response, get
+from litestar import Controller, Response, get
 from litestar.datastructures import State
+from litestar.openapi import ResponseSpec
 from msgspec import Struct
 from prometheus_client import CollectorRegistry, generate_latest
 
@@ -40,7 +41,11 @@ class HealthController(Controller):
         """Always ``{"status": "ok"}`` while the process serves requests."""
         return Health(status="ok")
 
-    @get("/readyz", summary="Database, migrations and storage all reachable and current")
+    @get(
+        "/readyz",
+        summary="Database, migrations and storage all reachable and current",
+        responses={503: ResponseSpec(Ready, description="A part is down; `error` names it")},
+    )
     async def readyz(self, state: State) -> Response[Ready]:
         """200 when every part is ok; 503 naming each failing part otherwise."""
         checks = await readiness(state.storage)
@@ -50,7 +55,7 @@ class HealthController(Controller):
         body = Ready(status="not ready", checks=checks, error="not ready: " + "; ".join(bad))
         return Response(body, status_code=503)
 
-    @get("/metrics", summary="Prometheus metrics", media_type=MediaType.TEXT)
+    @get("/metrics", summary="Prometheus metrics", media_type=EXPOSITION)
     async def metrics(self, state: State) -> Response[bytes]:
         """This process's metrics, then the archive-wide ones read from the database."""
         runtime = getattr(state, "embed_runtime", None)
