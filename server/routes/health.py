@@ -8,7 +8,7 @@ from litestar.openapi import ResponseSpec
 from msgspec import Struct
 from prometheus_client import CollectorRegistry, generate_latest
 
-from rk.server.services.archive_metrics import read_archive_metrics
+from rk.server.services.archive_metrics import ArchiveMetrics
 from rk.server.services.readiness import readiness
 
 EXPOSITION = "text/plain; version=0.0.4"
@@ -61,7 +61,10 @@ class HealthController(Controller):
         runtime = getattr(state, "embed_runtime", None)
         embedder = getattr(runtime, "embedder", None)
         model = embedder.model_id if embedder is not None else None
+        reader = state.get("archive_metrics")
+        if not isinstance(reader, ArchiveMetrics):
+            reader = state["archive_metrics"] = ArchiveMetrics()
         archive = CollectorRegistry()
-        archive.register(await read_archive_metrics(model, state.settings.embed.failure_cap))
+        archive.register(await reader.snapshot(model, state.settings.embed.failure_cap))
         body = generate_latest(state.http_metrics.registry) + generate_latest(archive)
         return Response(body, media_type=EXPOSITION)

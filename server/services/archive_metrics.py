@@ -3,13 +3,16 @@
 Queues, jobs, images, embeddings and spiders are shared by every backend process, so they
 are counted where they live — the database — rather than in one process's memory: any
 backend answers the same figures, however many there are (aggregate them with ``max``,
-never ``sum``). Each is one grouped query through the piccolo tables.
+never ``sum``). Each is one grouped query through the piccolo tables; the costly ones (the
+census of images and embeddings) are re-read within a time budget (``ArchiveMetrics``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
@@ -23,6 +26,8 @@ SPIDER_SEEN_S = 300
 """A spider counts as alive when it claimed or heartbeated a task this recently."""
 QUEUE_OF_KIND = {"crawl": "ingest"}
 """``rk_queue_depth``'s queue label for each ingest job kind (crawl tasks are ``crawl_tasks``)."""
+CENSUS_BUDGET = 0.05
+"""At most this share of wall time goes to re-reading the census (see ArchiveMetrics)."""
 Family = GaugeMetricFamily | CounterMetricFamily | HistogramMetricFamily
 
 
@@ -96,29 +101,26 @@ async def job_durations() -> HistogramMetricFamily:
     return family
 
 
-async def storage_families() -> list[Family]:
-    """Images stored (distinct keys) and their bytes."""
-    [row] = await _rows(
+@dataclass(frozen=True)
+class Census:
+    """The archive's slow-changing figures: one scan of images and embeddings each."""
+
+    images: int
+    image_bytes: int
+    pending: dict[str, int]
+    capped: int
+    oldest_unplaced: int
+
+
+async def read_census(model: str | None, failure_cap: int) -> Census:
+    """Images stored (distinct keys) and their bytes; embeddings pending and failed at the
+    cap for ``model``; when the oldest vector still waiting for neighbours was stored."""
+    [stored] = await _rows(
         "SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM"
         " (SELECT key, MAX(size) AS size FROM images WHERE key <> '' GROUP BY key) AS stored"
     )
-    images = GaugeMetricFamily("rk_images_stored", "Distinct image objects in storage.")
-    images.add_metric([], row["n"])
-    size = GaugeMetricFamily("rk_image_bytes_stored", "Bytes of the distinct image objects.")
-    size.add_metric([], row["bytes"])
-    return [images, size]
-
-
-async def embedding_families(model: str | None, failure_cap: int, now: int) -> list[Family]:
-    """Embeddings pending and failed at the cap (active model), and the neighbours lag."""
-    pending = GaugeMetricFamily(
-        "rk_embeddings_pending", "Stored images without a vector yet.", labels=["model", "kind"]
-    )
-    capped = GaugeMetricFamily(
-        "rk_embeddings_failed_at_cap",
-        "Images whose embedding failed embed.failure_cap times (no more retries).",
-        labels=["model"],
-    )
+    pending: dict[str, int] = {}
+    capped = 0
     if model:
         for row in await _rows(
             "SELECT i.kind, COUNT(*) AS n FROM images i WHERE i.key <> ''"
@@ -132,7 +134,7 @@ async def embedding_families(model: str | None, failure_cap: int, now: int) -> l
             model,
             failure_cap,
         ):
-            pending.add_metric([model, row["kind"]], row["n"])
+            pending[row["kind"]] = row["n"]
         [row] = await _rows(
             "SELECT COUNT(*) AS n FROM image_embedding_failures f"
             " WHERE f.model = {} AND f.failures >= {} AND NOT EXISTS (SELECT 1"
@@ -140,17 +142,43 @@ async def embedding_families(model: str | None, failure_cap: int, now: int) -> l
             model,
             failure_cap,
         )
-        capped.add_metric([model], row["n"])
+        capped = row["n"]
+    [oldest] = await _rows(
+        "SELECT MIN(created_at) AS t FROM image_embeddings WHERE neighbours_at = 0"
+    )
+    return Census(
+        images=stored["n"],
+        image_bytes=stored["bytes"],
+        pending=pending,
+        capped=capped,
+        oldest_unplaced=oldest["t"] or 0,
+    )
+
+
+def census_families(census: Census, model: str | None, now: int) -> list[Family]:
+    """The census as metric families (the neighbours lag measured from ``now``)."""
+    images = GaugeMetricFamily("rk_images_stored", "Distinct image objects in storage.")
+    images.add_metric([], census.images)
+    size = GaugeMetricFamily("rk_image_bytes_stored", "Bytes of the distinct image objects.")
+    size.add_metric([], census.image_bytes)
+    pending = GaugeMetricFamily(
+        "rk_embeddings_pending", "Stored images without a vector yet.", labels=["model", "kind"]
+    )
+    capped = GaugeMetricFamily(
+        "rk_embeddings_failed_at_cap",
+        "Images whose embedding failed embed.failure_cap times (no more retries).",
+        labels=["model"],
+    )
+    if model:
+        for kind, n in sorted(census.pending.items()):
+            pending.add_metric([model, kind], n)
+        capped.add_metric([model], census.capped)
     lag = GaugeMetricFamily(
         "rk_neighbours_lag_seconds",
         "Age of the oldest vector not yet placed among its neighbours (0 when none waits).",
     )
-    [oldest] = await _rows(
-        "SELECT MIN(created_at) AS t FROM image_embeddings WHERE neighbours_at = 0"
-    )
-    since = oldest["t"] or now
-    lag.add_metric([], max(0, now - since))
-    return [pending, capped, lag]
+    lag.add_metric([], max(0, now - census.oldest_unplaced) if census.oldest_unplaced else 0)
+    return [images, size, pending, capped, lag]
 
 
 async def spider_families(now: int) -> list[Family]:
@@ -167,13 +195,47 @@ async def spider_families(now: int) -> list[Family]:
     return [family]
 
 
-async def read_archive_metrics(model: str | None, failure_cap: int) -> Snapshot:
-    """Every archive-wide family, read now."""
-    now = int(time.time())
-    families = [
-        *await queue_families(),
-        *await storage_families(),
-        *await embedding_families(model, failure_cap, now),
-        *await spider_families(now),
-    ]
-    return Snapshot(families)
+class ArchiveMetrics:
+    """One backend process's reader of the archive-wide metrics.
+
+    Queues, jobs and spiders are read on every scrape. The census (a scan of images and
+    embeddings) is re-read only once the time since the last read is at least
+    ``1 / CENSUS_BUDGET`` times what that read took: on a small archive that is every
+    scrape; on a large one (0.6 s at 100k images on SQLite here) the database spends at
+    most 5 % of one connection's time on it, however often Prometheus scrapes.
+    ``rk_archive_census_age_seconds`` says how old the census figures are.
+    """
+
+    def __init__(self) -> None:
+        self._census: Census | None = None
+        self._read_at = 0.0
+        self._cost_s = 0.0
+        self._lock = asyncio.Lock()
+
+    async def census(self, model: str | None, failure_cap: int) -> Census:
+        """The census, re-read when the budget allows."""
+        async with self._lock:
+            due = self._read_at + self._cost_s / CENSUS_BUDGET
+            if self._census is None or time.monotonic() >= due:
+                started = time.monotonic()
+                self._census = await read_census(model, failure_cap)
+                self._read_at = time.monotonic()
+                self._cost_s = self._read_at - started
+            return self._census
+
+    async def snapshot(self, model: str | None, failure_cap: int) -> Snapshot:
+        """Every archive-wide family."""
+        queues = await queue_families()  # first: a job seen done has its images counted
+        census = await self.census(model, failure_cap)
+        now = int(time.time())
+        age = GaugeMetricFamily(
+            "rk_archive_census_age_seconds", "How old the image and embedding figures are."
+        )
+        age.add_metric([], time.monotonic() - self._read_at)
+        families = [
+            *queues,
+            *census_families(census, model, now),
+            *await spider_families(now),
+            age,
+        ]
+        return Snapshot(families)

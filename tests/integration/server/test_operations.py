@@ -161,3 +161,19 @@ async def test_two_backends_report_the_same_archive(
     posted = {"route": "/admin/internal/ingest", "method": "POST", "status": "202"}
     assert value(a, "rk_http_request_duration_seconds_count", **posted) == 2
     assert ("rk_http_request_duration_seconds_count", frozenset(posted.items())) not in b
+
+
+async def test_census_follows_the_archive(start_backend: StartBackend, images: ImageServer) -> None:
+    """The image census is re-read within its time budget: a new image shows up."""
+    backend = await start_backend()
+    before = samples((await backend.client.get("/metrics")).text)
+    assert value(before, "rk_images_stored") == 0
+    assert value(before, "rk_archive_census_age_seconds") >= 0
+    await backend.ingest_and_wait(show("s/1", [images.add("/1.jpg", jpeg(1))]))
+    deadline = asyncio.get_running_loop().time() + 30
+    while True:
+        after = samples((await backend.client.get("/metrics")).text)
+        if value(after, "rk_images_stored") == 1:
+            break
+        assert asyncio.get_running_loop().time() < deadline, "census never re-read"
+        await asyncio.sleep(0.1)
