@@ -1,0 +1,106 @@
+"""The visitors' pages: home (shows with filters), brands A–Z, a brand, a show, an image.
+
+Each page is rendered from the same services as its JSON twin in ``api`` and sent with
+``http_cache`` headers. Unknown or unpublished things are friendly 404 pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from litestar import Controller, Request, Response, get
+from litestar.datastructures import State
+from litestar.di import NamedDependency
+
+from rk.core.storage import Storage
+from rk.server.public.http_cache import html
+from rk.server.public.params import Before, Brand, City, Kind, Season, Year, parse_id
+from rk.server.routes.embeddings import runtime_of
+from rk.server.services.public_brands import brand_by_uid, brand_index
+from rk.server.services.public_facets import facets
+from rk.server.services.public_image import get_image
+from rk.server.services.public_show import get_show
+from rk.server.services.public_shows import ShowList, list_shows
+from rk.server.services.show_filters import KINDS, parse_cursor, parse_filters
+
+
+def newest(shows: ShowList) -> int:
+    """The newest change among the listed shows (for Last-Modified)."""
+    return max((card.updated_at for card in shows.items), default=0)
+
+
+def model_of(state: State) -> str | None:
+    """The backend's embedding model id, None when it has none."""
+    embedder = runtime_of(state).embedder
+    return embedder.model_id if embedder is not None else None
+
+
+class PublicPages(Controller):
+    """HTML pages of published shows and images."""
+
+    include_in_schema = False
+    tags: ClassVar[list[str]] = ["public"]
+
+    @get("/", name="public:home")
+    async def home(
+        self,
+        request: Request[Any, Any, Any],
+        storage: NamedDependency[Storage],
+        brand: Brand = None,
+        season: Season = None,
+        year: Year = None,
+        city: City = None,
+        kind: Kind = None,
+        before: Before = None,
+    ) -> Response[bytes]:
+        """Newest published shows first, filtered by the URL, older ones by keyset."""
+        filters = await parse_filters(brand, season, year, city, kind)
+        shows = await list_shows(storage, filters, parse_cursor(before))
+        context = {
+            "filters": filters,
+            "shows": shows,
+            "facets": await facets(filters),
+            "kinds": KINDS,
+            "first_page": not before,
+        }
+        return html(request, "public/home.html", context, last_modified=newest(shows))
+
+    @get("/brands", name="public:brands")
+    async def brands(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        """Every brand with published shows, A–Z, with counts."""
+        return html(request, "public/brands.html", {"index": await brand_index()})
+
+    @get("/brands/{uid:str}", name="public:brand")
+    async def brand(
+        self,
+        request: Request[Any, Any, Any],
+        uid: str,
+        storage: NamedDependency[Storage],
+        before: Before = None,
+    ) -> Response[bytes]:
+        """One brand's published shows, newest first."""
+        found = await brand_by_uid(uid)
+        filters = await parse_filters(brand=found.uid)
+        shows = await list_shows(storage, filters, parse_cursor(before))
+        context = {"brand": found, "filters": filters, "shows": shows, "first_page": not before}
+        return html(request, "public/brand.html", context, last_modified=newest(shows))
+
+    @get("/shows/{show_id:str}", name="public:show")
+    async def show(
+        self, request: Request[Any, Any, Any], show_id: str, storage: NamedDependency[Storage]
+    ) -> Response[bytes]:
+        """A published show: facts, credits, looks in order, then details."""
+        found = await get_show(storage, parse_id(show_id, "show"))
+        return html(request, "public/show.html", {"show": found}, last_modified=found.updated_at)
+
+    @get("/images/{image_id:str}", name="public:image")
+    async def image(
+        self,
+        request: Request[Any, Any, Any],
+        image_id: str,
+        state: State,
+        storage: NamedDependency[Storage],
+    ) -> Response[bytes]:
+        """A published image large, its show, previous/next look and similar looks."""
+        found = await get_image(storage, parse_id(image_id, "image"), model_of(state))
+        return html(request, "public/image.html", {"page": found})
