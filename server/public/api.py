@@ -11,13 +11,24 @@ from typing import Annotated, Any, ClassVar
 from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
 from litestar.di import NamedDependency
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 from msgspec import Struct
 
 from rk.core.storage import Storage
 from rk.server.public.http_cache import json
 from rk.server.public.pages import model_of, newest
-from rk.server.public.params import Before, Brand, City, Kind, Season, Year, parse_id
+from rk.server.public.params import (
+    Before,
+    Brand,
+    BrandUid,
+    City,
+    ImageId,
+    Kind,
+    Season,
+    ShowId,
+    Year,
+    parse_id,
+)
 from rk.server.services.public_brands import BrandCount, BrandIndex, brand_by_uid, brand_index
 from rk.server.services.public_facets import Facets, facets
 from rk.server.services.public_image import ImagePage, get_image
@@ -25,7 +36,7 @@ from rk.server.services.public_show import Show, get_show
 from rk.server.services.public_shows import PAGE_SIZE, ShowList, list_shows
 from rk.server.services.show_filters import parse_cursor, parse_filters
 
-Limit = Annotated[int, Parameter(description="Shows per page (1-100)", ge=1, le=100)]
+Limit = Annotated[int, QueryParameter(description="Shows per page (1-100)", ge=1, le=100)]
 
 
 class BrandShows(Struct, frozen=True, kw_only=True):
@@ -76,23 +87,23 @@ class PublicApi(Controller):
     async def show(
         self,
         request: Request[Any, Any, Any],
-        show_id: Annotated[str, Parameter(description="A published show's id")],
+        show_id: ShowId,
         storage: NamedDependency[Storage],
     ) -> Response[Show]:
         """Facts, credits, looks in order, then details; 404 unless published."""
         found = await get_show(storage, parse_id(show_id, "show"))
         return json(request, found, last_modified=found.updated_at)
 
-    @get("/images/{image_id:int}", summary="One published image, its show and similar looks")
+    @get("/images/{image_id:str}", summary="One published image, its show and similar looks")
     async def image(
         self,
         request: Request[Any, Any, Any],
-        image_id: Annotated[int, Parameter(description="A published image's id")],
+        image_id: ImageId,
         state: State,
         storage: NamedDependency[Storage],
     ) -> Response[ImagePage]:
         """The image, previous/next in its show, and its stored neighbours with scores."""
-        checked = parse_id(str(image_id), "image")
+        checked = parse_id(image_id, "image")
         return json(request, await get_image(storage, checked, model_of(state)))
 
     @get("/brands", summary="Brands with published shows, A–Z, with counts")
@@ -104,7 +115,7 @@ class PublicApi(Controller):
     async def brand(
         self,
         request: Request[Any, Any, Any],
-        uid: Annotated[str, Parameter(description="The brand's uid")],
+        uid: BrandUid,
         storage: NamedDependency[Storage],
         before: Before = None,
         limit: Limit = PAGE_SIZE,

@@ -14,7 +14,18 @@ from litestar.di import NamedDependency
 
 from rk.core.storage import Storage
 from rk.server.public.http_cache import html
-from rk.server.public.params import Before, Brand, City, Kind, Season, Year, parse_id
+from rk.server.public.params import (
+    Before,
+    Brand,
+    BrandUid,
+    City,
+    ImageId,
+    Kind,
+    Season,
+    ShowId,
+    Year,
+    parse_id,
+)
 from rk.server.routes.embeddings import runtime_of
 from rk.server.services.public_brands import brand_by_uid, brand_index
 from rk.server.services.public_facets import facets
@@ -74,7 +85,7 @@ class PublicPages(Controller):
     async def brand(
         self,
         request: Request[Any, Any, Any],
-        uid: str,
+        uid: BrandUid,
         storage: NamedDependency[Storage],
         before: Before = None,
     ) -> Response[bytes]:
@@ -87,7 +98,7 @@ class PublicPages(Controller):
 
     @get("/shows/{show_id:str}", name="public:show")
     async def show(
-        self, request: Request[Any, Any, Any], show_id: str, storage: NamedDependency[Storage]
+        self, request: Request[Any, Any, Any], show_id: ShowId, storage: NamedDependency[Storage]
     ) -> Response[bytes]:
         """A published show: facts, credits, looks in order, then details."""
         found = await get_show(storage, parse_id(show_id, "show"))
@@ -97,7 +108,7 @@ class PublicPages(Controller):
     async def image(
         self,
         request: Request[Any, Any, Any],
-        image_id: str,
+        image_id: ImageId,
         state: State,
         storage: NamedDependency[Storage],
     ) -> Response[bytes]:

@@ -10,24 +10,28 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from litestar.params import Parameter
+from litestar.params import PathParameter, QueryParameter
 
 from rk.server.errors import NotFound
 
 ID = re.compile(r"^[1-9]\d{0,17}$")
 
-Brand = Annotated[str | None, Parameter(description="A brand's uid (see /api/brands)")]
+Brand = Annotated[str | None, QueryParameter(description="A brand's uid (see /api/brands)")]
 Season = Annotated[
-    str | None, Parameter(description="Exact season, e.g. Spring 2025 Ready-to-Wear")
+    str | None, QueryParameter(description="Exact season, e.g. Spring 2025 Ready-to-Wear")
 ]
-Year = Annotated[str | None, Parameter(description="Year of the show date, e.g. 2025")]
-City = Annotated[str | None, Parameter(description="Exact city, e.g. Paris")]
-Kind = Annotated[str | None, Parameter(description="runway or street")]
+Year = Annotated[str | None, QueryParameter(description="Year of the show date, e.g. 2025")]
+City = Annotated[str | None, QueryParameter(description="Exact city, e.g. Paris")]
+Kind = Annotated[str | None, QueryParameter(description="runway or street")]
 Before = Annotated[
-    str | None, Parameter(description="Cursor: only shows older than this show id (next_before)")
+    str | None,
+    QueryParameter(description="Cursor: shows older than this show id"),
 ]
-Query = Annotated[str | None, Parameter(description="What to look for, in words")]
-Like = Annotated[str | None, Parameter(description="An image id: looks like this published image")]
+Query = Annotated[str | None, QueryParameter(description="What to look for, in words")]
+Like = Annotated[str | None, QueryParameter(description="Looks like this published image (id)")]
+ShowId = Annotated[str, PathParameter(description="A published show's id")]
+ImageId = Annotated[str, PathParameter(description="A published image's id")]
+BrandUid = Annotated[str, PathParameter(description="A brand's uid")]
 
 
 def parse_id(text: str, what: str) -> int:
