@@ -9,6 +9,7 @@ from msgspec import Struct
 
 from rk.server.errors import NotFound
 from rk.server.services.public_sql import LIVE, rows
+from rk.server.services.show_filters import UID
 
 
 class BrandCount(Struct, frozen=True, kw_only=True):
@@ -63,6 +64,8 @@ async def brand_by_uid(uid: str) -> BrandCount:
     A brand with no published show has no public page: it would be an empty page that
     tells a visitor only that rk knows the name.
     """
+    if not UID.match(uid):
+        raise NotFound(f"no brand {uid[:40]!r} with published shows")
     found = await rows(
         "SELECT b.uid, b.name, COUNT(a.id) AS n FROM brands b JOIN articles a"
         f" ON a.brand_id = b.id AND {LIVE} WHERE b.uid = {{}} GROUP BY b.id, b.uid, b.name",

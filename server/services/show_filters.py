@@ -61,6 +61,8 @@ class ShowFilters(Struct, frozen=True, kw_only=True):
 
 def _text(name: str, value: str | None) -> str:
     text = " ".join((value or "").split())
+    if any(ord(char) < 32 for char in text):
+        raise BadFilter(f"{name} contains control characters")
     if len(text) > MAX_TEXT:
         raise BadFilter(f"{name} is {len(text)} characters long; at most {MAX_TEXT}")
     return text
