@@ -24,6 +24,7 @@ from rk.server.services.public_looks import ScoredLook
 from rk.server.services.public_search import (
     MAX_QUERY_CHARS,
     MAX_UPLOAD_BYTES,
+    BadPicture,
     BadSearch,
     SearchOff,
     ability,
@@ -108,7 +109,7 @@ class SearchPages(Controller):
         try:
             data = await _upload(request)
             looks = await by_picture(storage, embedder, index, data)
-        except (BadSearch, SearchOff) as exc:
+        except (BadSearch, BadPicture, SearchOff) as exc:
             return _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
         return _page(request, state, looks=looks, by="picture", cache_control=NO_STORE)
 

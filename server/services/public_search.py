@@ -38,6 +38,18 @@ class BadSearch(ApiError):
     status_code = 400
 
 
+class BadPicture(ApiError):
+    """The upload is not a picture rk can read (422), or far too large a one (413)."""
+
+    status_code = 422
+
+
+class PictureTooLarge(BadPicture):
+    """More pixels than any photo needs: a decompression bomb, refused before decoding."""
+
+    status_code = 413
+
+
 class SearchOff(ApiError):
     """The backend's model cannot run this kind of search."""
 
@@ -77,20 +89,25 @@ def clean_query(q: str | None) -> str:
 
 
 def check_picture(data: bytes) -> None:
-    """Raise BadSearch unless ``data`` is a picture of a sane size (read from its header)."""
+    """Raise unless ``data`` is a picture of a sane size (read from its header only).
+
+    Raises:
+        BadSearch: empty upload. BadPicture: not an image. PictureTooLarge: too many bytes
+            or pixels.
+    """
     if not data:
         raise BadSearch("the upload is empty: choose a photo (JPEG, PNG or WebP)")
     if len(data) > MAX_UPLOAD_BYTES:
-        raise BadSearch(f"the upload is over {MAX_UPLOAD_BYTES // 1024 // 1024} MB")
+        raise PictureTooLarge(f"the upload is over {MAX_UPLOAD_BYTES // 1024 // 1024} MB")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as img:
                 width, height = img.size
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        raise BadSearch("the upload is not a picture rk can read (JPEG, PNG, WebP…)") from None
+        raise BadPicture("the upload is not an image rk can read (JPEG, PNG, WebP…)") from None
     if width * height > MAX_PIXELS:
-        raise BadSearch(
+        raise PictureTooLarge(
             f"the picture is {width}×{height} pixels; at most {MAX_PIXELS // 1_000_000} megapixels"
         )
 
@@ -133,7 +150,7 @@ async def by_picture(
         raise SearchOff(ability(embedder).note)
     result = await asyncio.to_thread(embedder.embed_images, [data])
     if not result.vectors:
-        raise BadSearch("the upload is not a picture the model can read (JPEG, PNG, WebP…)")
+        raise BadPicture("the upload is not an image the model can read (JPEG, PNG, WebP…)")
     return await _looks(storage, result.vectors[0], index, kind)
 
 

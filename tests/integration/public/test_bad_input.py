@@ -87,8 +87,8 @@ async def test_search_without_a_model_says_so(site: Backend) -> None:
     upload = await site.client.post(
         "/search", files={"image": ("a.png", b"not an image", "image/png")}, headers=HTML
     )
-    assert upload.status_code == 400
-    assert "not a picture" in upload.text
+    assert upload.status_code == 422
+    assert "not an image" in upload.text
 
 
 async def test_overlong_search_is_400_with_the_reason_beside_the_box(site: Backend) -> None:
