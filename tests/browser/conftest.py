@@ -8,14 +8,19 @@ dir, and also to ``$RK_TEST_SCREENSHOTS`` when it is set.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import pytest
 from integration.spider.procs import Backend
 from playwright.sync_api import Browser, Page, sync_playwright
+
+T = TypeVar("T")
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -24,9 +29,31 @@ PHONE = {"width": 390, "height": 844}
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
 
-@pytest.fixture(scope="session")
+def run_async(make: Callable[[], Awaitable[T]]) -> T:
+    """``asyncio.run(make())`` on a thread of its own (this thread's loop is Playwright's)."""
+    box: dict[str, T] = {}
+    errors: list[BaseException] = []
+
+    async def call() -> T:
+        return await make()
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(call())
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=target, name="run-async")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return box["value"]
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for the session."""
+    """One headless Chromium per test module (see the module docstring for why not more)."""
     if not CHROMIUM.exists():
         reason = f"{CHROMIUM} not installed (apt-get install chromium)"
         if os.environ.get("CI") == "true":
