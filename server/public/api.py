@@ -15,7 +15,8 @@ from litestar.params import QueryParameter
 from msgspec import Struct
 
 from rk.core.storage import Storage
-from rk.server.public.http_cache import json
+from rk.server.public.http_cache import render_json, send
+from rk.server.public.page_cache import Rendered, cached
 from rk.server.public.pages import model_of, newest
 from rk.server.public.params import (
     Before,
@@ -56,6 +57,7 @@ class PublicApi(Controller):
     async def shows(
         self,
         request: Request[Any, Any, Any],
+        state: State,
         storage: NamedDependency[Storage],
         brand: Brand = None,
         season: Season = None,
@@ -66,14 +68,19 @@ class PublicApi(Controller):
         limit: Limit = PAGE_SIZE,
     ) -> Response[ShowList]:
         """The home page's list; pass ``next_before`` back as ``before`` for older shows."""
-        filters = await parse_filters(brand, season, year, city, kind)
-        found = await list_shows(storage, filters, parse_cursor(before), limit)
-        return json(request, found, last_modified=newest(found))
+
+        async def render() -> Rendered:
+            filters = await parse_filters(brand, season, year, city, kind)
+            found = await list_shows(storage, filters, parse_cursor(before), limit)
+            return render_json(found, newest(found))
+
+        return send(request, await cached(request, state, render))
 
     @get("/facets", summary="Filter values with show counts under the given filters")
     async def facets(
         self,
         request: Request[Any, Any, Any],
+        state: State,
         brand: Brand = None,
         season: Season = None,
         year: Year = None,
@@ -81,18 +88,27 @@ class PublicApi(Controller):
         kind: Kind = None,
     ) -> Response[Facets]:
         """The home page's sidebar: each filter's values and how many shows each gives."""
-        return json(request, await facets(await parse_filters(brand, season, year, city, kind)))
+
+        async def render() -> Rendered:
+            return render_json(await facets(await parse_filters(brand, season, year, city, kind)))
+
+        return send(request, await cached(request, state, render))
 
     @get("/shows/{show_id:str}", summary="One published show with its looks and details")
     async def show(
         self,
         request: Request[Any, Any, Any],
         show_id: ShowId,
+        state: State,
         storage: NamedDependency[Storage],
     ) -> Response[Show]:
         """Facts, credits, looks in order, then details; 404 unless published."""
-        found = await get_show(storage, parse_id(show_id, "show"))
-        return json(request, found, last_modified=found.updated_at)
+
+        async def render() -> Rendered:
+            found = await get_show(storage, parse_id(show_id, "show"))
+            return render_json(found, found.updated_at)
+
+        return send(request, await cached(request, state, render))
 
     @get("/images/{image_id:str}", summary="One published image, its show and similar looks")
     async def image(
@@ -103,25 +119,38 @@ class PublicApi(Controller):
         storage: NamedDependency[Storage],
     ) -> Response[ImagePage]:
         """The image, previous/next in its show, and its stored neighbours with scores."""
-        checked = parse_id(image_id, "image")
-        return json(request, await get_image(storage, checked, model_of(state)))
+
+        async def render() -> Rendered:
+            checked = parse_id(image_id, "image")
+            return render_json(await get_image(storage, checked, model_of(state)))
+
+        return send(request, await cached(request, state, render, neighbours=True))
 
     @get("/brands", summary="Brands with published shows, A–Z, with counts")
-    async def brands(self, request: Request[Any, Any, Any]) -> Response[BrandIndex]:
+    async def brands(self, request: Request[Any, Any, Any], state: State) -> Response[BrandIndex]:
         """Every brand that has a published show."""
-        return json(request, await brand_index())
+
+        async def render() -> Rendered:
+            return render_json(await brand_index())
+
+        return send(request, await cached(request, state, render))
 
     @get("/brands/{uid:str}", summary="One brand and a page of its published shows")
     async def brand(
         self,
         request: Request[Any, Any, Any],
         uid: BrandUid,
+        state: State,
         storage: NamedDependency[Storage],
         before: Before = None,
         limit: Limit = PAGE_SIZE,
     ) -> Response[BrandShows]:
         """The brand's published shows, newest first."""
-        found = await brand_by_uid(uid)
-        filters = await parse_filters(brand=found.uid)
-        shows = await list_shows(storage, filters, parse_cursor(before), limit)
-        return json(request, BrandShows(brand=found, shows=shows), last_modified=newest(shows))
+
+        async def render() -> Rendered:
+            found = await brand_by_uid(uid)
+            filters = await parse_filters(brand=found.uid)
+            shows = await list_shows(storage, filters, parse_cursor(before), limit)
+            return render_json(BrandShows(brand=found, shows=shows), newest(shows))
+
+        return send(request, await cached(request, state, render))

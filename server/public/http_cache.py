@@ -17,6 +17,8 @@ from typing import Any
 import msgspec
 from litestar import MediaType, Request, Response
 
+from rk.server.public.page_cache import Rendered
+
 MAX_AGE_S = 30
 CACHE_CONTROL = f"public, max-age={MAX_AGE_S}"
 NO_STORE = "no-store"
@@ -35,23 +37,37 @@ def _matches(request: Request[Any, Any, Any], etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def conditional(
+def send(
     request: Request[Any, Any, Any],
-    body: bytes,
-    media_type: str,
+    rendered: Rendered,
     *,
-    last_modified: int = 0,
     status_code: int = 200,
     cache_control: str = CACHE_CONTROL,
 ) -> Response[bytes]:
-    """``body`` with caching headers, or an empty 304 when the client holds these bytes."""
-    etag = etag_of(body)
+    """A rendered answer with caching headers, or an empty 304 when the client holds it."""
+    etag = etag_of(rendered.body)
     headers = {"ETag": etag, "Cache-Control": cache_control}
-    if last_modified > 0:
-        headers["Last-Modified"] = formatdate(last_modified, usegmt=True)
+    if rendered.last_modified > 0:
+        headers["Last-Modified"] = formatdate(rendered.last_modified, usegmt=True)
     if status_code == 200 and request.method in ("GET", "HEAD") and _matches(request, etag):
         return Response(b"", status_code=304, headers=headers)
-    return Response(body, status_code=status_code, media_type=media_type, headers=headers)
+    return Response(
+        rendered.body, status_code=status_code, media_type=rendered.media_type, headers=headers
+    )
+
+
+def render_html(
+    request: Request[Any, Any, Any], template: str, context: dict[str, Any], last_modified: int = 0
+) -> Rendered:
+    """A template rendered in the shared environment."""
+    engine: Any = request.app.template_engine
+    text = engine.get_template(template).render(request=request, flashes=[], **context)
+    return Rendered(text.encode(), MediaType.HTML, last_modified)
+
+
+def render_json(value: Any, last_modified: int = 0) -> Rendered:
+    """``value`` (a Struct) as JSON."""
+    return Rendered(msgspec.json.encode(value), MediaType.JSON, last_modified)
 
 
 def html(
@@ -59,25 +75,9 @@ def html(
     template: str,
     context: dict[str, Any],
     *,
-    last_modified: int = 0,
     status_code: int = 200,
     cache_control: str = CACHE_CONTROL,
 ) -> Response[bytes]:
-    """A template rendered in the shared environment, sent with ``conditional``."""
-    engine: Any = request.app.template_engine
-    text = engine.get_template(template).render(request=request, flashes=[], **context)
-    return conditional(
-        request,
-        text.encode(),
-        MediaType.HTML,
-        last_modified=last_modified,
-        status_code=status_code,
-        cache_control=cache_control,
-    )
-
-
-def json(request: Request[Any, Any, Any], value: Any, *, last_modified: int = 0) -> Response[bytes]:
-    """``value`` (a Struct) as JSON, sent with ``conditional``."""
-    return conditional(
-        request, msgspec.json.encode(value), MediaType.JSON, last_modified=last_modified
-    )
+    """A template rendered and sent at once (pages that are not cached, e.g. search)."""
+    rendered = render_html(request, template, context)
+    return send(request, rendered, status_code=status_code, cache_control=cache_control)

@@ -13,7 +13,8 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency
 
 from rk.core.storage import Storage
-from rk.server.public.http_cache import html
+from rk.server.public.http_cache import render_html, send
+from rk.server.public.page_cache import Rendered, cached
 from rk.server.public.params import (
     Before,
     Brand,
@@ -56,6 +57,7 @@ class PublicPages(Controller):
     async def home(
         self,
         request: Request[Any, Any, Any],
+        state: State,
         storage: NamedDependency[Storage],
         brand: Brand = None,
         season: Season = None,
@@ -65,44 +67,65 @@ class PublicPages(Controller):
         before: Before = None,
     ) -> Response[bytes]:
         """Newest published shows first, filtered by the URL, older ones by keyset."""
-        filters = await parse_filters(brand, season, year, city, kind)
-        shows = await list_shows(storage, filters, parse_cursor(before))
-        context = {
-            "filters": filters,
-            "shows": shows,
-            "facets": await facets(filters),
-            "kinds": KINDS,
-            "first_page": not before,
-        }
-        return html(request, "public/home.html", context, last_modified=newest(shows))
+
+        async def render() -> Rendered:
+            filters = await parse_filters(brand, season, year, city, kind)
+            shows = await list_shows(storage, filters, parse_cursor(before))
+            context = {
+                "filters": filters,
+                "shows": shows,
+                "facets": await facets(filters),
+                "kinds": KINDS,
+                "first_page": not before,
+            }
+            return render_html(request, "public/home.html", context, newest(shows))
+
+        return send(request, await cached(request, state, render))
 
     @get("/brands", name="public:brands")
-    async def brands(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+    async def brands(self, request: Request[Any, Any, Any], state: State) -> Response[bytes]:
         """Every brand with published shows, A–Z, with counts."""
-        return html(request, "public/brands.html", {"index": await brand_index()})
+
+        async def render() -> Rendered:
+            return render_html(request, "public/brands.html", {"index": await brand_index()})
+
+        return send(request, await cached(request, state, render))
 
     @get("/brands/{uid:str}", name="public:brand")
     async def brand(
         self,
         request: Request[Any, Any, Any],
         uid: BrandUid,
+        state: State,
         storage: NamedDependency[Storage],
         before: Before = None,
     ) -> Response[bytes]:
         """One brand's published shows, newest first."""
-        found = await brand_by_uid(uid)
-        filters = await parse_filters(brand=found.uid)
-        shows = await list_shows(storage, filters, parse_cursor(before))
-        context = {"brand": found, "filters": filters, "shows": shows, "first_page": not before}
-        return html(request, "public/brand.html", context, last_modified=newest(shows))
+
+        async def render() -> Rendered:
+            found = await brand_by_uid(uid)
+            filters = await parse_filters(brand=found.uid)
+            shows = await list_shows(storage, filters, parse_cursor(before))
+            context = {"brand": found, "filters": filters, "shows": shows, "first_page": not before}
+            return render_html(request, "public/brand.html", context, newest(shows))
+
+        return send(request, await cached(request, state, render))
 
     @get("/shows/{show_id:str}", name="public:show")
     async def show(
-        self, request: Request[Any, Any, Any], show_id: ShowId, storage: NamedDependency[Storage]
+        self,
+        request: Request[Any, Any, Any],
+        show_id: ShowId,
+        state: State,
+        storage: NamedDependency[Storage],
     ) -> Response[bytes]:
         """A published show: facts, credits, looks in order, then details."""
-        found = await get_show(storage, parse_id(show_id, "show"))
-        return html(request, "public/show.html", {"show": found}, last_modified=found.updated_at)
+
+        async def render() -> Rendered:
+            found = await get_show(storage, parse_id(show_id, "show"))
+            return render_html(request, "public/show.html", {"show": found}, found.updated_at)
+
+        return send(request, await cached(request, state, render))
 
     @get("/images/{image_id:str}", name="public:image")
     async def image(
@@ -113,5 +136,9 @@ class PublicPages(Controller):
         storage: NamedDependency[Storage],
     ) -> Response[bytes]:
         """A published image large, its show, previous/next look and similar looks."""
-        found = await get_image(storage, parse_id(image_id, "image"), model_of(state))
-        return html(request, "public/image.html", {"page": found})
+
+        async def render() -> Rendered:
+            found = await get_image(storage, parse_id(image_id, "image"), model_of(state))
+            return render_html(request, "public/image.html", {"page": found})
+
+        return send(request, await cached(request, state, render, neighbours=True))

@@ -87,3 +87,35 @@ async def test_schema_page_needs_nothing_outside_rk(site: Backend) -> None:
     yaml = await site.client.get("/schema/openapi.yaml")
     assert yaml.status_code == 200
     assert "/api/shows:" in yaml.text
+
+
+async def test_any_write_to_what_a_page_shows_is_seen_next_request(
+    site: Backend, archive: Archive
+) -> None:
+    from integration.public.archive import add_brand
+
+    from rk.server.db.tables import Brand, Image, ImageNeighbor
+    from rk.server.services.public_changes import read_changes
+
+    uid = archive.brands["Zeta"]
+    brand = f"/brands/{uid}"
+    assert "Zeta" in (await site.client.get(brand, headers=HTML)).text
+    await Brand.update({Brand.name: "Zeta Renamed"}).where(Brand.uid == uid)
+    assert "Zeta Renamed" in (await site.client.get(brand, headers=HTML)).text
+    show = f"/api/shows/{archive.shows['zeta-ss25']}"
+    first = archive.images["zeta-ss25"][0]
+    await Image.update({Image.width: 640, Image.height: 960}).where(Image.id == first)
+    looks = (await site.client.get(show)).json()["looks"]
+    assert (looks[0]["width"], looks[0]["height"]) == (640, 960)
+    moved = await read_changes()
+    hidden = archive.images["pending"][0]
+    await Image.update({Image.width: 1}).where(Image.id == hidden)
+    await Image.update({Image.embed_leased_until: 99}).where(Image.id == first)
+    assert await read_changes() == moved, "writes no public page shows moved the counter"
+    await ImageNeighbor.insert(
+        ImageNeighbor(image_id=first, model="m", neighbor_id=first, rank=1, score=1.0)
+    )
+    now = await read_changes()
+    assert (now.content, now.neighbours) == (moved.content, moved.neighbours + 1)
+    await add_brand("Unrelated New Brand")
+    assert (await read_changes()).content > moved.content
