@@ -18,7 +18,7 @@ from typing import Any
 from litestar import Request
 from litestar.datastructures import State
 
-from rk.server.services.public_changes import Changes, read_changes
+from rk.server.services.public_changes import Changes, CounterReads
 
 MAX_ENTRIES = 4096
 MAX_BYTES = 128 * 1024 * 1024
@@ -78,6 +78,14 @@ def cache_of(state: State) -> PageCache:
     return cache
 
 
+def counters_of(state: State) -> CounterReads:
+    """The app's shared counter reads (made on first use)."""
+    reads = state.get("public_counter_reads")
+    if not isinstance(reads, CounterReads):
+        reads = state["public_counter_reads"] = CounterReads()
+    return reads
+
+
 async def cached(
     request: Request[Any, Any, Any],
     state: State,
@@ -91,7 +99,7 @@ async def cached(
     The counters are read before rendering: a change committed meanwhile leaves the entry
     under the older counters, where the next request will not use it.
     """
-    changes: Changes = await read_changes()
+    changes: Changes = await counters_of(state).read()
     valid_for = (changes.content, changes.neighbours if neighbours else 0)
     key = f"{request.url.path}?{request.url.query}"
     cache = cache_of(state)

@@ -10,7 +10,10 @@ the next request. Triggers, not application code, move the counters: no writer (
 moderation, a CLI, a hand-written UPDATE) can forget to.
 
 Writes that cannot change a public page leave the counters alone: ingest inserting a
-pending article and its images, embedding leases on images.
+pending article and its images, embedding leases on images. On PostgreSQL, image inserts
+and deletes are checked once per statement (transition tables), so a bulk ``COPY`` costs
+one check, not one per row; updates of the shown columns are checked per row (a column
+list rules out transition tables).
 """
 
 from __future__ import annotations
@@ -59,10 +62,17 @@ PG_FUNCTIONS = [
     END $$ LANGUAGE plpgsql""",
     """CREATE OR REPLACE FUNCTION rk_public_bump_image() RETURNS trigger AS $$
     BEGIN
-      IF (TG_OP <> 'DELETE' AND EXISTS (SELECT 1 FROM articles
-            WHERE id = NEW.article_id AND status = 'published'))
-         OR (TG_OP <> 'INSERT' AND EXISTS (SELECT 1 FROM articles
-            WHERE id = OLD.article_id AND status = 'published')) THEN
+      IF EXISTS (SELECT 1 FROM articles
+            WHERE id IN (NEW.article_id, OLD.article_id) AND status = 'published') THEN
+        UPDATE public_changes SET version = version + 1,
+          changed_at = extract(epoch FROM now())::bigint WHERE name = 'content';
+      END IF;
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql""",
+    """CREATE OR REPLACE FUNCTION rk_public_bump_images() RETURNS trigger AS $$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM changed_images i JOIN articles a ON a.id = i.article_id
+            WHERE a.status = 'published') THEN
         UPDATE public_changes SET version = version + 1,
           changed_at = extract(epoch FROM now())::bigint WHERE name = 'content';
       END IF;
@@ -79,8 +89,14 @@ PG_TRIGGERS = [
     " WHEN (OLD.status = 'published') EXECUTE FUNCTION rk_public_bump('content')",
     "CREATE TRIGGER rk_public_brands AFTER INSERT OR UPDATE OR DELETE ON brands"
     " FOR EACH STATEMENT EXECUTE FUNCTION rk_public_bump('content')",
-    f"CREATE TRIGGER rk_public_images AFTER INSERT OR DELETE OR UPDATE OF {IMAGE_COLUMNS}"
-    " ON images FOR EACH ROW EXECUTE FUNCTION rk_public_bump_image()",
+    "CREATE TRIGGER rk_public_images_insert AFTER INSERT ON images"
+    " REFERENCING NEW TABLE AS changed_images FOR EACH STATEMENT"
+    " EXECUTE FUNCTION rk_public_bump_images()",
+    "CREATE TRIGGER rk_public_images_delete AFTER DELETE ON images"
+    " REFERENCING OLD TABLE AS changed_images FOR EACH STATEMENT"
+    " EXECUTE FUNCTION rk_public_bump_images()",
+    f"CREATE TRIGGER rk_public_images_update AFTER UPDATE OF {IMAGE_COLUMNS} ON images"
+    " FOR EACH ROW EXECUTE FUNCTION rk_public_bump_image()",
     "CREATE TRIGGER rk_public_neighbors AFTER INSERT OR UPDATE OR DELETE ON image_neighbors"
     " FOR EACH STATEMENT EXECUTE FUNCTION rk_public_bump('neighbours')",
 ]
