@@ -10,8 +10,8 @@ the next request. Triggers, not application code, move the counters: no writer (
 moderation, a CLI, a hand-written UPDATE) can forget to.
 
 Writes that cannot change a public page leave the counters alone: ingest inserting a
-pending article and its images, embedding leases on images. On PostgreSQL, image inserts
-and deletes are checked once per statement (transition tables), so a bulk ``COPY`` costs
+pending article and its images, embedding leases on images. On PostgreSQL, article and image
+inserts and deletes are checked once per statement (transition tables), so a bulk ``COPY`` costs
 one check, not one per row; updates of the shown columns are checked per row (a column
 list rules out transition tables).
 """
@@ -69,6 +69,14 @@ PG_FUNCTIONS = [
       END IF;
       RETURN NULL;
     END $$ LANGUAGE plpgsql""",
+    """CREATE OR REPLACE FUNCTION rk_public_bump_articles() RETURNS trigger AS $$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM changed_articles WHERE status = 'published') THEN
+        UPDATE public_changes SET version = version + 1,
+          changed_at = extract(epoch FROM now())::bigint WHERE name = 'content';
+      END IF;
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql""",
     """CREATE OR REPLACE FUNCTION rk_public_bump_images() RETURNS trigger AS $$
     BEGIN
       IF EXISTS (SELECT 1 FROM changed_images i JOIN articles a ON a.id = i.article_id
@@ -80,13 +88,15 @@ PG_FUNCTIONS = [
     END $$ LANGUAGE plpgsql""",
 ]
 PG_TRIGGERS = [
-    "CREATE TRIGGER rk_public_articles_insert AFTER INSERT ON articles FOR EACH ROW"
-    " WHEN (NEW.status = 'published') EXECUTE FUNCTION rk_public_bump('content')",
+    "CREATE TRIGGER rk_public_articles_insert AFTER INSERT ON articles"
+    " REFERENCING NEW TABLE AS changed_articles FOR EACH STATEMENT"
+    " EXECUTE FUNCTION rk_public_bump_articles()",
     "CREATE TRIGGER rk_public_articles_update AFTER UPDATE ON articles FOR EACH ROW"
     " WHEN (OLD.status = 'published' OR NEW.status = 'published')"
     " EXECUTE FUNCTION rk_public_bump('content')",
-    "CREATE TRIGGER rk_public_articles_delete AFTER DELETE ON articles FOR EACH ROW"
-    " WHEN (OLD.status = 'published') EXECUTE FUNCTION rk_public_bump('content')",
+    "CREATE TRIGGER rk_public_articles_delete AFTER DELETE ON articles"
+    " REFERENCING OLD TABLE AS changed_articles FOR EACH STATEMENT"
+    " EXECUTE FUNCTION rk_public_bump_articles()",
     "CREATE TRIGGER rk_public_brands AFTER INSERT OR UPDATE OR DELETE ON brands"
     " FOR EACH STATEMENT EXECUTE FUNCTION rk_public_bump('content')",
     "CREATE TRIGGER rk_public_images_insert AFTER INSERT ON images"
