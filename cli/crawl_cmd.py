@@ -1,4 +1,4 @@
-"""``rk crawl add|batch|list|retry|cancel|delete``: the operator's view of the crawl-task queue.
+"""``rk crawl add|add-season|batch|list|retry|cancel|delete``: the operator's crawl-task queue.
 
 Every command goes straight to the database (``run_with_db``) through the same service the
 spiders' API and the admin UI use (``rk.server.services.crawl_tasks``). An unknown brand,
@@ -85,6 +85,30 @@ def add(
     typer.echo(_with_tasks(settings, work))
 
 
+@crawl_app.command("add-season")
+def add_season(
+    source: Annotated[str, typer.Argument(help="Source plugin that lists seasons (vogue).")],
+    season: Annotated[str, typer.Argument(help="Season slug, e.g. fall-2031-ready-to-wear.")],
+    priority: PriorityOption = 0,
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Queue every show of a season: one task per brand, missing brands created with their slug."""
+    from rk.cli.season_listing import list_season
+    from rk.server.services.season_crawl import queue_season
+
+    _check_source(source)
+    settings = settings_from(config, data_dir)
+    slug, shows = list_season(settings, source, season)
+
+    async def work(tasks: CrawlTasks) -> str:
+        report = await queue_season(tasks, source, slug, shows, priority)
+        lines = [f"queued task {task_id}: {name}" for task_id, name in report.queued]
+        return "\n".join([*lines, report.summary(source, slug)])
+
+    typer.echo(_with_tasks(settings, work))
+
+
 @crawl_app.command("batch")
 def batch(
     prefix: Annotated[str, typer.Option("--prefix", help="Brands whose name starts with this.")],
@@ -139,6 +163,7 @@ def table(rows: list[CrawlTaskRow]) -> str:
         "brand",
         "source",
         "max_shows",
+        "season",
         "worker",
         "attempts",
         "shows_submitted",
@@ -151,6 +176,7 @@ def table(rows: list[CrawlTaskRow]) -> str:
             r.brand_name or f"(brand {r.brand_id} gone)",
             r.source,
             str(r.max_shows),
+            r.season or "-",
             r.worker or "-",
             str(r.attempts),
             str(r.shows_submitted),
@@ -159,7 +185,7 @@ def table(rows: list[CrawlTaskRow]) -> str:
         for r in rows
     ]
     widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
-    numeric = {0, 4, 6, 7}
+    numeric = {0, 4, 7, 8}
 
     def fmt(line: tuple[str, ...]) -> str:
         cells = [

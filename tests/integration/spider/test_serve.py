@@ -116,3 +116,31 @@ async def test_cancel_or_delete_mid_crawl_does_not_interrupt_the_spider(e2e_sqli
     await eventually(archive.jobs_done, "every ingest job finished")
     await archive.check_archived(e2e.site, kestrel + halden, backend.media_path)
     assert spider.alive()
+
+
+async def test_a_season_queued_by_add_season_is_crawled_with_details_linked(e2e: E2E) -> None:
+    season = "fall-2031-ready-to-wear"
+    backend = e2e.backend(sources={"vogue": {"base_url": e2e.site.base_url}})
+    queued = backend.ok("crawl", "add-season", "vogue", season)
+    assert queued.splitlines()[-1].startswith(f"queued 3 tasks for {season} on vogue")
+    spider = e2e.spider("spider", backend)
+
+    async def finished() -> list[dict] | None:
+        tasks = await archive.all_tasks()
+        return tasks if all(t["status"] == "done" for t in tasks) else None
+
+    tasks = await eventually(finished, "every season task done")
+    await eventually(archive.jobs_done, "every ingest job finished")
+    assert {t["season"] for t in tasks} == {season}
+    assert sorted(t["shows_submitted"] for t in tasks) == [0, 1, 1]  # Paloma's is paywalled
+    want = await archive.expected_season(e2e.site, season)
+    rows = await archive.check_archived(e2e.site, want, backend.media_path)
+    by_show = {show.show_key: show for show in want}
+    aurele = by_show[f"{season}/maison-aurele"]
+    assert [d.look for d in aurele.details][:4] == [1, 1, 4, 4]
+    assert sum(row["role"] == "detail" and row["look_number"] is not None for row in rows) == 26
+    assert {row["model_name"] for row in rows if row["role"] == "look"} >= {"Ines Calder"}
+    assert all(row["model_name"] for row in rows if row["role"] == "look")
+    assert e2e.site.paths("/fashion-shows/designer") == []  # each show fetched by its slug
+    for row in tasks:
+        await spider.wait_for(f"claimed task={row['id']} brand=.* season={season}")
