@@ -36,6 +36,7 @@ from rk.server.services.ingest import IngestService
 from rk.server.services.intake import ShowIntake
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
 
@@ -134,6 +135,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         exception_handlers=exception_handlers(),
         lifespan=[lifespan, embedding_lifespan],
         state=state,
+        template_config=template_config(),
         openapi_config=OpenAPIConfig(title="rk backend", version=__version__, path="/schema"),
         logging_config=None,
     )

@@ -17,6 +17,7 @@ from litestar.types import ExceptionHandlersMap
 
 from rk.core.errors import InvalidKey, RkError, SignatureError
 from rk.core.wire import ErrorBody
+from rk.server.web.errors import error_page, wants_html
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,18 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     )
 
 
+def answer(
+    request: Request[Any, Any, Any],
+    status: int,
+    message: str,
+    headers: dict[str, str] | None = None,
+) -> Response[Any]:
+    """The JSON error, or the same error as a page when a browser asked for one."""
+    if wants_html(request):
+        return error_page(request, status, one_line(message) or "error", headers)
+    return error_response(status, message, headers)
+
+
 def _validation_message(exc: ValidationException) -> str:
     extra: Any = exc.extra
     if isinstance(extra, list) and extra and isinstance(extra[0], dict):
@@ -66,13 +79,13 @@ def _validation_message(exc: ValidationException) -> str:
     return exc.detail
 
 
-def _http(_: Request, exc: HTTPException) -> Response:
+def _http(request: Request, exc: HTTPException) -> Response:
     if exc.status_code >= 500:
         log.error("server error %s: %s", exc.status_code, exc.detail)
-        return error_response(exc.status_code, "internal error (see the backend log)")
+        return answer(request, exc.status_code, "internal error (see the backend log)")
     if isinstance(exc, ValidationException):
-        return error_response(exc.status_code, _validation_message(exc))
-    return error_response(exc.status_code, exc.detail, dict(exc.headers or {}) or None)
+        return answer(request, exc.status_code, _validation_message(exc))
+    return answer(request, exc.status_code, exc.detail, dict(exc.headers or {}) or None)
 
 
 def _msgspec_validation(_: Request, exc: msgspec.ValidationError) -> Response:
@@ -91,13 +104,13 @@ def _invalid_key(_: Request, exc: InvalidKey) -> Response:
     return error_response(422, str(exc))
 
 
-def _api(_: Request, exc: ApiError) -> Response:
-    return error_response(exc.status_code, str(exc))
+def _api(request: Request, exc: ApiError) -> Response:
+    return answer(request, exc.status_code, str(exc))
 
 
 def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal error (see the backend log)")
+    return answer(request, 500, "internal error (see the backend log)")
 
 
 def exception_handlers() -> ExceptionHandlersMap:

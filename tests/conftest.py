@@ -18,7 +18,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import os
 
     for name in list(os.environ):
-        if name.startswith("RK_") and name != "RK_TEST_PG_DSN":
+        if name.startswith("RK_") and not name.startswith("RK_TEST_"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
 

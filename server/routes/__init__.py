@@ -18,6 +18,7 @@ from rk.server.routes.embeddings import EmbeddingsController
 from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
 from rk.server.routes.search import SearchController
+from rk.server.web.static_files import static_router
 
 INTERNAL_PREFIX = "/admin/internal"
 
@@ -36,4 +37,4 @@ def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
         request_class=StrictRequest,
         request_max_body_size=settings.server.max_body_bytes,
     )
-    return [internal, *media_routes(), SearchController]
+    return [internal, *media_routes(), SearchController, static_router()]
