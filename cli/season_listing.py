@@ -16,8 +16,10 @@ from rk.server.services.season_crawl import SeasonShowBrand
 
 
 def list_season(settings: Settings, source: str, season: str) -> tuple[str, list[SeasonShowBrand]]:
-    """The season slug and the brand of each of its shows; exit 2 on bad input, 1 on a site
-    error, and 1 with a message when the season lists no show.
+    """The season slug and the brand of each of its shows.
+
+    Exits 2 on bad input (a malformed or unknown season, a source without seasons), 1 on a
+    site error and when the season lists no show.
     """
     try:
         slug = season_slug(season)

@@ -179,8 +179,9 @@ async def _brand(
 
 
 def season_brands(client: object | None, source: str) -> BrandFor:
-    """Each season show's brand: found or created in the backend by slug, or (no backend,
-    ``-d``) just named as the season page names it.
+    """Each season show's brand: found or created in the backend by its slug.
+
+    Without a backend (``-d``) the brand is just named as the season page names it.
     """
     from rk.core.client import retry_backend
 

@@ -124,8 +124,10 @@ async def crawl_season(
     concurrency: int = 5,
     progress: Progress = _no_progress,
 ) -> CrawlStats:
-    """Crawl every show of ``season`` (at most ``limit``), each under the brand ``brand_for``
-    gives it (the one-shot spider without ``-d`` finds or creates it in the backend).
+    """Crawl every show of ``season`` (at most ``limit``), each under its own brand.
+
+    ``brand_for`` names each show's brand: the one-shot spider without ``-d`` finds or
+    creates it in the backend, with ``-d`` it is just the name the season page gives.
     """
     shows = await source.list_season(season)
     return await crawl_listed(

@@ -16,7 +16,7 @@ from msgspec import Struct
 
 from rk.core.wire import ShowIngest
 from rk.plugins.vogue.images import hex_id, item_number, photo_id
-from rk.plugins.vogue.state import Item, VogueParseError, get, items, state_text, text
+from rk.plugins.vogue.state import Item, VogueParseError, decode_state, get, items, text
 from rk.plugins.vogue.text import clean
 
 SLIDE_TYPE = "runwaymoment"
@@ -42,10 +42,7 @@ class Linked(Struct, frozen=True, kw_only=True):
 
 def parse_slideshow(html: str, url: str) -> list[Slide]:
     """Every ``runwaymoment`` slide of the page, in page order; [] when it has none."""
-    try:
-        state = msgspec.json.decode(state_text(html, url))
-    except (msgspec.DecodeError, RecursionError):
-        raise VogueParseError(f"{url}: window.__PRELOADED_STATE__ is not valid JSON") from None
+    state = decode_state(html, url, Any)
     slides: list[Slide] = []
     for position, node in enumerate(_moments(state, url), start=1):
         item = msgspec.convert(
@@ -100,14 +97,15 @@ def _moments(state: Any, url: str) -> list[dict[str, Any]]:
         node = stack.pop()
         seen += 1
         if seen > MAX_NODES:
-            raise VogueParseError(f"{url}: slideshow state has more than {MAX_NODES} values")
+            raise VogueParseError(f"{url}: slideshow state has more than {MAX_NODES} objects")
         if isinstance(node, dict):
             if node.get("contentType") == SLIDE_TYPE:
                 found.append(node)
                 continue
-            stack.extend(reversed(node.values()))
-        elif isinstance(node, list):
-            stack.extend(reversed(node))
+            children = node.values()
+        else:
+            children = node
+        stack.extend(child for child in reversed(children) if isinstance(child, dict | list))
     return found
 
 
