@@ -7,6 +7,7 @@ task id, source or status is one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -94,12 +95,22 @@ def add_season(
     data_dir: DataDirOption = None,
 ) -> None:
     """Queue every show of a season: one task per brand, missing brands created with their slug."""
-    from rk.cli.season_listing import list_season
-    from rk.server.services.season_crawl import queue_season
+    from rk.core.errors import SourceError
+    from rk.core.sources import NoSuchSeason
+    from rk.server.services.season_crawl import queue_season, season_brands
 
     _check_source(source)
     settings = settings_from(config, data_dir)
-    slug, shows = list_season(settings, source, season)
+    try:
+        slug, shows = asyncio.run(season_brands(settings, source, season))
+    except (ValueError, NoSuchSeason) as exc:
+        fail(str(exc))
+    except SourceError as exc:
+        fail(str(exc), code=1)
+    except RkError as exc:
+        fail(str(exc))
+    if not shows:
+        fail(f"{source} season {slug} lists no shows: nothing queued", code=1)
 
     async def work(tasks: CrawlTasks) -> str:
         report = await queue_season(tasks, source, slug, shows, priority)

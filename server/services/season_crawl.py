@@ -1,11 +1,12 @@
 """Whole seasons: the brands of a season's shows, found or created, and one task per brand.
 
-A season page names each show's designer and slug. ``ensure_brand`` finds the brand by
+A season page names each show's designer and slug (``season_brands`` reads it through the
+source plugin and the shared polite HTTP client). ``ensure_brand`` finds the brand by
 its slug on the source, else by name (exact, then any case), and creates it with that slug
 when there is none; ``queue_season`` does that for every show and queues a crawl task of
 the brand's show of that season, unless one is already queued or running. Used by
-``rk crawl add-season`` and by the signed ``POST /admin/internal/brands`` (one-shot
-spiders crawling a season without ``-d``).
+``rk crawl add-season`` (and meant for the console's crawl page) and by the signed
+``POST /admin/internal/brands`` (one-shot spiders crawling a season without ``-d``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import time
 import asyncpg
 from msgspec import Struct
 
+from rk.core.config import Settings
+from rk.core.errors import RkError
+from rk.core.sources import SeasonSource, get_source, season_slug
 from rk.core.uids import brand_uid
 from rk.core.wire import BrandInfo
 from rk.server.db.tables import Brand, CrawlTask
@@ -34,6 +38,37 @@ class SeasonShowBrand(Struct, frozen=True, kw_only=True):
 
     name: str
     slug: str
+
+
+class NoSeasons(RkError):
+    """The source cannot list a season's shows."""
+
+
+async def season_brands(
+    settings: Settings, source: str, season: str
+) -> tuple[str, list[SeasonShowBrand]]:
+    """The season's slug and the brand of each of its shows, read from the source's site.
+
+    Raises:
+        ValueError: ``season`` is not a season slug.
+        UnknownPlugin, NoSeasons: no such source, or one that cannot list seasons.
+        NoSuchSeason: the site has no such season; SourceError: the page cannot be read.
+    """
+    from rk.core.http import polite_client
+
+    slug = season_slug(season)
+    cls = get_source(source)
+    if not callable(getattr(cls, "list_season", None)):
+        raise NoSeasons(f"{source} cannot list a season's shows")
+    async with polite_client(settings.spider) as http:
+        listing: SeasonSource = cls(http, settings.sources.get(source, {}))  # type: ignore[assignment]
+        shows = await listing.list_season(slug)
+    brands = [
+        SeasonShowBrand(name=show.brand_name or show.brand_slug, slug=show.brand_slug)
+        for show in shows
+        if show.brand_slug
+    ]
+    return slug, brands
 
 
 class SeasonQueued(Struct, kw_only=True):
