@@ -74,6 +74,8 @@ class VogueSource:
         """The brand's shows, newest first, at most ``limit`` (None or 0: all).
 
         A brand without a designer page (404) has no shows: most brands have none on Vogue.
+        With ``brand.season`` only that season's show: addressed directly when the brand has
+        a slug (a season task), else found on the designer page.
         """
         if brand is None:
             raise SourceError("vogue: a brand is required (shows are listed per designer)")
