@@ -16,7 +16,6 @@ from urllib.parse import urlsplit
 import pluggy
 from litestar import Litestar
 from litestar.datastructures import State
-from litestar.openapi import OpenAPIConfig
 
 from rk import __version__
 from rk.core.config import Settings
@@ -26,6 +25,7 @@ from rk.server.db.engine import close, connect, redact_dsn
 from rk.server.db.migrate import migrate
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
+from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue
 from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
@@ -136,6 +136,6 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         lifespan=[lifespan, embedding_lifespan],
         state=state,
         template_config=template_config(),
-        openapi_config=OpenAPIConfig(title="rk backend", version=__version__, path="/schema"),
+        openapi_config=openapi_config("rk backend", __version__),
         logging_config=None,
     )

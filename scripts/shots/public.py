@@ -1,15 +1,121 @@
-"""The public site's pages for the screenshots (filled in with the site)."""
+"""The public site's pages for the screenshots: every show published, vectors from the tiny
+CLIP of tests/models so images have similar looks, and the backend restarted with that
+model so search by words works.
+
+Publishing is a status update in the database (as the moderation service does it) until
+``rk articles publish`` is on main; vectors go through the signed embeddings API.
+"""
 
 from __future__ import annotations
 
+import sqlite3
+import time
+from pathlib import Path
+
+import httpx
+import msgspec
+from playwright.sync_api import Page
+
+from rk.core.signing import signed_headers
+from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.plugins.clip_embed.embedder import ClipEmbedder
 from scripts.shots.shot import Shot
-from scripts.shots.world import World
+from scripts.shots.world import SECRET, World
+
+TINY_CLIP = Path(__file__).resolve().parents[2] / "tests" / "models" / "tiny_clip"
+EMBEDDINGS = "/admin/internal/embeddings"
+
+
+def _publish_all(world: World) -> None:
+    with sqlite3.connect(world.data_dir / "rk.sqlite3", timeout=30) as db:
+        db.execute("UPDATE articles SET status = 'published', updated_at = ?", (int(time.time()),))
+
+
+def _embed_all(world: World) -> None:
+    embedder = ClipEmbedder({"model": str(TINY_CLIP), "batch": 16, "concurrency": 1})
+    with world.db() as db:
+        rows = db.execute("SELECT id, kind, thumb_key, key FROM images ORDER BY id").fetchall()
+    media = world.data_dir / "media"
+    for start in range(0, len(rows), 64):
+        chunk = rows[start : start + 64]
+        data = [(media / (thumb or key)).read_bytes() for _, _, thumb, key in chunk]
+        result = embedder.embed_images(data)
+        items = [
+            EmbeddingVector(kind=chunk[i][1], image_id=chunk[i][0], vector=vector)
+            for i, vector in zip(result.indexes, result.vectors, strict=True)
+        ]
+        body = msgspec.json.encode(EmbeddingSubmit(items=items))
+        headers = signed_headers(SECRET, "POST", EMBEDDINGS, body, None)
+        answer = httpx.post(
+            f"{world.url}{EMBEDDINGS}",
+            content=body,
+            timeout=60,
+            headers={**headers, "Content-Type": "application/json"},
+        )
+        answer.raise_for_status()
+
+
+def _wait_placed(world: World, timeout_s: float = 300.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with world.db() as db:
+            (left,) = db.execute(
+                "SELECT count(*) FROM image_embeddings WHERE neighbours_at = 0"
+            ).fetchone()
+        if left == 0:
+            return
+        time.sleep(0.3)
+    raise TimeoutError("the neighbours job did not place every vector")
 
 
 def seed(world: World) -> None:
-    """What the public pages need beyond the shared archive."""
+    """Publish every show, restart the backend with the tiny CLIP, embed every image."""
+    _publish_all(world)
+    world.stop()
+    world.settings["vision"] = {"model": str(TINY_CLIP)}
+    world.start(world.image_base)
+    _embed_all(world)
+    _wait_placed(world)
+
+
+def _load_every_image(page: Page) -> None:
+    """Scroll through the page so lazy images load, then wait until each has loaded."""
+    page.evaluate(
+        """async () => {
+            for (let y = 0; y < document.body.scrollHeight; y += 600) {
+                window.scrollTo(0, y);
+                await new Promise((r) => setTimeout(r, 30));
+            }
+            window.scrollTo(0, 0);
+            await Promise.all([...document.images].map((img) => img.complete ? null :
+                new Promise((r) => { img.onload = img.onerror = r; })));
+        }"""
+    )
+
+
+def _first(world: World, sql: str) -> int:
+    with world.db() as db:
+        (value,) = db.execute(sql).fetchone()
+    return int(value)
 
 
 def pages(world: World) -> list[Shot]:
-    """The public pages to shoot, in order."""
-    return [Shot("not-found", "/no/such/page")]
+    """Home, a filtered home, the 60-look show, an image with similar looks, search, brands."""
+    big = _first(
+        world,
+        "SELECT article_id FROM images GROUP BY article_id ORDER BY count(*) DESC LIMIT 1",
+    )
+    look = _first(
+        world,
+        f"SELECT id FROM images WHERE article_id = {big} AND role = 'look' AND position = 3",
+    )
+    load = _load_every_image
+    return [
+        Shot("home", "/", load),
+        Shot("home-filtered", "/?city=Paris&season=Fall+2025+Ready-to-Wear", load),
+        Shot("show", f"/shows/{big}", load),
+        Shot("image", f"/images/{look}", load),
+        Shot("search", "/search?q=red+tartan+coat", load),
+        Shot("brands", "/brands", load),
+        Shot("not-found", "/shows/999999"),
+    ]

@@ -91,6 +91,8 @@ class World:
     port: int = field(default_factory=free_port)
     brands: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Extra config.yml sections (e.g. ``vision``); a page set may set them and restart."""
 
     @property
     def url(self) -> str:
@@ -113,6 +115,7 @@ class World:
             "ingest": {"secret": SECRET},
             "security": {"allow_private_hosts": [image_host.split(":", 1)[0]]},
             "queues": {"poll_interval_s": 0.1},
+            **self.settings,
         }
         self.config.write_text(yaml.safe_dump(config), encoding="utf-8")
         log = (self.root / "backend.log").open("ab")

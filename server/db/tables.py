@@ -164,6 +164,17 @@ class AdminUser(Table, tablename="admin_users"):
     last_login_at = BigInt(default=0)
 
 
+class PublicChange(Table, tablename="public_changes"):
+    """A change counter of the public site (``content``, ``neighbours``), moved by triggers.
+
+    See ``migrations/m0021_public_changes.py``: rows are written by the database only.
+    """
+
+    name = Varchar(length=32, unique=True)
+    version = BigInt(default=0)
+    changed_at = BigInt(default=0)
+
+
 ALL_TABLES: list[type[Table]] = [
     Brand,
     Article,
@@ -175,4 +186,5 @@ ALL_TABLES: list[type[Table]] = [
     IngestJob,
     JobLock,
     AdminUser,
+    PublicChange,
 ]

@@ -12,6 +12,7 @@ from litestar.types import ControllerRouterHandler
 
 from rk.core.config import Settings
 from rk.server.auth import hmac_guard
+from rk.server.public import public_routes
 from rk.server.requests import StrictRequest
 from rk.server.routes.crawl import CrawlTaskController
 from rk.server.routes.embeddings import EmbeddingsController
@@ -37,4 +38,4 @@ def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
         request_class=StrictRequest,
         request_max_body_size=settings.server.max_body_bytes,
     )
-    return [internal, *media_routes(), SearchController, static_router()]
+    return [internal, *media_routes(), SearchController, *public_routes(), static_router()]

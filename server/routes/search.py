@@ -20,6 +20,7 @@ from rk.core.errors import NoTextTower
 from rk.core.storage import Storage
 from rk.server.errors import ApiError
 from rk.server.routes.embeddings import runtime_of
+from rk.server.services.public_search import check_picture
 from rk.server.services.search import ImageHit, by_vector, similar
 from rk.server.services.search_index import SearchIndex, SearchIndexes
 
@@ -115,6 +116,7 @@ class SearchController(Controller):
         """Published images closest to the uploaded one: a raw image body, or the form
         field ``image`` of a multipart upload."""
         data = await _upload(request)
+        check_picture(data)
         embedder = runtime_of(state).require()
         result = await asyncio.to_thread(embedder.embed_images, [data])
         if not result.vectors:

@@ -4,7 +4,8 @@
    - a checkbox with data-select-all selects every checkbox of its form;
    - an element with data-refresh="SECONDS" and an id is re-fetched from the same URL
      while the page is visible; a [data-refresh-toggle] button pauses and resumes it;
-   - ← and → follow a[rel=prev] / a[rel=next] inside [data-arrow-nav] (not while typing). */
+   - ← and → follow a[rel=prev] / a[rel=next] inside [data-arrow-nav] (not while typing);
+   - a photo dropped on [data-drop-search] is put in its file input and the form is sent. */
 (function () {
   "use strict";
 
@@ -89,6 +90,23 @@
         .catch(function () { /* the next tick tries again */ });
     }, seconds * 1000);
   }
+
+  document.querySelectorAll("[data-drop-search]").forEach(function (box) {
+    var input = box.querySelector("input[type=file]");
+    if (!input || input.disabled) return;
+    box.addEventListener("dragover", function (event) {
+      event.preventDefault();
+      box.classList.add("search-box--drop");
+    });
+    box.addEventListener("dragleave", function () { box.classList.remove("search-box--drop"); });
+    box.addEventListener("drop", function (event) {
+      event.preventDefault();
+      box.classList.remove("search-box--drop");
+      if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+      input.files = event.dataTransfer.files;
+      input.form.submit();
+    });
+  });
 
   document.querySelectorAll("[data-refresh][id]").forEach(live);
   refreshTimes();

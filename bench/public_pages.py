@@ -1,0 +1,344 @@
+"""Public pages under load: req/s and p50/p99 of ``/``, a filtered ``/``, a 60-image show
+and an image page with 20 neighbours, each next to a bare Litestar handler returning the
+same bytes.
+
+The archive is seeded with bulk SQL (``executemany`` on SQLite, ``COPY`` on PostgreSQL):
+``--articles`` published shows of ``--images`` images each, brands, seasons, cities and
+years spread over them, one show of 60 images and one image with 20 stored neighbours.
+``rk serve-backend`` (uvloop, one process, the tiny CLIP of tests/models so the image
+page has a model) and the bare server (one uvicorn worker, no access log) run as separate
+processes; the load comes from wrk (``apt-get install wrk``), a separate process.
+
+    .venv/bin/python bench/public_pages.py [--articles 10000] [--images 10]
+        [--engine sqlite|postgresql|both] [--seconds 5] [--connections 16]
+
+PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import time
+
+import httpx
+from litestar import Litestar, MediaType, Request, Response, get
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.net import free_port, wait_for_port
+
+from rk.server.db.migrate import migrate
+
+ROOT = Path(__file__).resolve().parents[1]
+RK = str(Path(sys.executable).with_name("rk"))
+TINY_CLIP = ROOT / "tests" / "models" / "tiny_clip"
+SEASONS = [
+    f"{s} {y} {k}"
+    for y in range(2000, 2026)
+    for s in ("Spring", "Fall")
+    for k in ("Ready-to-Wear", "Couture", "Menswear")
+]
+CITIES = ["Paris", "Milan", "London", "New York", "Tokyo", "Copenhagen", "Seoul", "Berlin"]
+ART_COLS = (
+    "source",
+    "show_key",
+    "kind",
+    "brand_id",
+    "title",
+    "season",
+    "city",
+    "date",
+    "url",
+    "designer",
+    "author",
+    "status",
+    "deleted_at",
+    "created_at",
+    "updated_at",
+)
+IMG_COLS = (
+    "article_id",
+    "role",
+    "position",
+    "kind",
+    "key",
+    "thumb_key",
+    "sha1",
+    "size",
+    "width",
+    "height",
+    "source_url",
+    "uploaded_by_spider",
+    "created_at",
+    "embed_leased_until",
+)
+
+
+def model_id() -> str:
+    """The tiny CLIP's model id (what the backend will report)."""
+    from rk.plugins.clip_embed.embedder import ClipEmbedder
+
+    return ClipEmbedder({"model": str(TINY_CLIP), "batch": 1, "concurrency": 1}).model_id
+
+
+def rows(articles: int, images: int, model: str) -> tuple[list, list, list, list]:
+    """Brands, articles, images and neighbour rows, deterministic."""
+    rng = random.Random(7)
+    now = int(time.time())
+    brands = [(f"b{i}", f"Brand {i:05d}", "{}", now, now) for i in range(1, articles // 40 + 2)]
+    arts, imgs = [], []
+    for a in range(1, articles + 1):
+        season = SEASONS[rng.randrange(len(SEASONS))]
+        year = int(season.split()[1])
+        date = f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        brand = rng.randrange(1, len(brands) + 1)
+        arts.append(
+            (
+                "vogue",
+                f"s/{a}",
+                "runway",
+                brand,
+                f"Brand {brand:05d} {season}",
+                season,
+                CITIES[rng.randrange(len(CITIES))],
+                date,
+                f"https://e.invalid/{a}",
+                "",
+                "",
+                "published",
+                0,
+                now,
+                now,
+            )
+        )
+        for n in range(1, (60 if a == 1 else images) + 1):
+            sha = f"{a:020d}{n:020d}"
+            imgs.append(
+                (
+                    a,
+                    "look",
+                    n,
+                    "runway",
+                    f"runway/{sha}.jpg",
+                    f"thumb/{sha}.jpg",
+                    sha,
+                    300000,
+                    1280,
+                    1920,
+                    "",
+                    1,
+                    now,
+                    0,
+                )
+            )
+    neighbours = [
+        (1, model, rng.randrange(100, len(imgs)), rank, 1 - rank / 100) for rank in range(1, 21)
+    ]
+    return brands, arts, imgs, neighbours
+
+
+def seed_sqlite(path: Path, data: tuple[list, list, list, list]) -> None:
+    brands, arts, imgs, neighbours = data
+    with sqlite3.connect(path) as db:
+        db.executemany(
+            "INSERT INTO brands (uid, name, slugs, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            brands,
+        )
+        db.executemany(
+            f"INSERT INTO articles ({', '.join(ART_COLS)}) VALUES"
+            f" ({', '.join('?' * len(ART_COLS))})",
+            arts,
+        )
+        db.executemany(
+            f"INSERT INTO images ({', '.join(IMG_COLS)}) VALUES ({', '.join('?' * len(IMG_COLS))})",
+            imgs,
+        )
+        db.executemany(
+            "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
+            " VALUES (?, ?, ?, ?, ?)",
+            neighbours,
+        )
+        db.execute("ANALYZE")
+
+
+async def seed_pg(dsn: str, data: tuple[list, list, list, list]) -> None:
+    import asyncpg
+
+    brands, arts, imgs, neighbours = data
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.copy_records_to_table(
+            "brands", records=brands, columns=["uid", "name", "slugs", "created_at", "updated_at"]
+        )
+        await conn.copy_records_to_table("articles", records=arts, columns=list(ART_COLS))
+        await conn.copy_records_to_table("images", records=imgs, columns=list(IMG_COLS))
+        await conn.copy_records_to_table(
+            "image_neighbors",
+            records=neighbours,
+            columns=["image_id", "model", "neighbor_id", "rank", "score"],
+        )
+        await conn.execute("ANALYZE")
+    finally:
+        await conn.close()
+
+
+def bare_server(port: int, bodies: Path) -> None:
+    """A Litestar app answering each captured path with its captured bytes."""
+    import uvicorn
+
+    pages = {k: bytes.fromhex(v) for k, v in json.loads(bodies.read_text()).items()}
+
+    @get(["/", "/{path:path}"])
+    async def page(request: Request) -> Response[bytes]:
+        key = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return Response(pages[key], media_type=MediaType.HTML)
+
+    app = Litestar([page], openapi_config=None)
+    uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
+
+
+def wrk(url: str, seconds: int, connections: int) -> tuple[float, float, float]:
+    """req/s, p50 ms, p99 ms from one wrk run (2 threads)."""
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+    def ms(pct: str) -> float:
+        value, unit = re.search(rf"\s{pct}%\s+([\d.]+)(us|ms|s)", out).groups()
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    if re.search(r"Non-2xx", out):
+        raise RuntimeError(f"{url}: non-2xx answers under load:\n{out}")
+    return rps, ms("50"), ms("99")
+
+
+def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace, model: str) -> list[tuple]:
+    data = rows(args.articles, args.images, model)
+    asyncio.run(migrate(dsn))
+    started = time.monotonic()
+    if engine == "sqlite":
+        seed_sqlite(Path(dsn.removeprefix("sqlite:///")), data)
+    else:
+        asyncio.run(seed_pg(dsn, data))
+    print(
+        f"{engine}: seeded {len(data[1]):,} articles, {len(data[2]):,} images"
+        f" in {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
+    config = tmp / f"{engine}.yml"
+    config.write_text(json.dumps({"database": dsn, "vision": {"model": str(TINY_CLIP)}}))
+    port, bare_port = free_port(), free_port()
+    log = (tmp / f"{engine}.log").open("ab")
+    server = subprocess.Popen(
+        [
+            RK,
+            "serve-backend",
+            "--port",
+            str(port),
+            "--config",
+            str(config),
+            "--data-dir",
+            str(tmp / f"data-{engine}"),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    bare = None
+    try:
+        wait_for_port(port, timeout_s=120)
+        pages = {
+            "/": "/",
+            "filtered /": "/?season=Spring+2024+Ready-to-Wear&city=Paris",
+            "show, 60 images": "/shows/1",
+            "image, 20 neighbours": "/images/1",
+        }
+        bodies = {}
+        for path in pages.values():
+            answer = httpx.get(f"http://127.0.0.1:{port}{path}", timeout=60)
+            answer.raise_for_status()
+            bodies[path] = answer.content.hex()
+        assert bodies["/images/1"].count(b"tile__score".hex()) == 20
+        captured = tmp / f"bodies-{engine}.json"
+        captured.write_text(json.dumps(bodies))
+        bare = subprocess.Popen(
+            [sys.executable, __file__, "--bare-server", str(bare_port), "--bodies", str(captured)]
+        )
+        wait_for_port(bare_port)
+        table = []
+        for name, path in pages.items():
+            rk = wrk(f"http://127.0.0.1:{port}{path}", args.seconds, args.connections)
+            twin = wrk(f"http://127.0.0.1:{bare_port}{path}", args.seconds, args.connections)
+            size = len(bodies[path]) // 2
+            table.append((engine, name, size, *rk, *twin))
+        return table
+    finally:
+        for proc in (server, bare):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--articles", type=int, default=10_000)
+    parser.add_argument("--images", type=int, default=10, help="images per article")
+    parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--bodies", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_server:
+        bare_server(args.bare_server, args.bodies)
+        return 0
+    if shutil.which("wrk") is None:
+        print("wrk is not installed: apt-get install wrk", file=sys.stderr)
+        return 2
+    model = model_id()
+    table = []
+    with tempfile.TemporaryDirectory(prefix="rk-bench-public-") as name:
+        tmp = Path(name)
+        if args.engine in ("sqlite", "both"):
+            table += run("sqlite", f"sqlite:///{tmp / 'rk.sqlite3'}", tmp, args, model)
+        if args.engine in ("postgresql", "both"):
+            from support.pg import fresh_database
+
+            with fresh_database() as dsn:
+                table += run("postgresql", dsn, tmp, args, model)
+    print(
+        f"\npublic pages, {args.articles:,} published articles × {args.images} images,"
+        f" wrk 2 threads × {args.connections} connections, {args.seconds} s each"
+    )
+    print(
+        "| engine | page | bytes | rk req/s | p50 ms | p99 ms | bare req/s | bare p50 ms"
+        " | bare p99 ms | ratio |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for engine, page, size, rps, p50, p99, brps, bp50, bp99 in table:
+        print(
+            f"| {engine} | {page} | {size:,} | {rps:,.0f} | {p50:.1f} | {p99:.1f} |"
+            f" {brps:,.0f} | {bp50:.1f} | {bp99:.1f} | {rps / brps:.2f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The JSON twin of the public pages, under ``/api``: the same services, the same rules.
+
+Only published, live articles exist here too: anything else is a 404 ``{"error": …}``.
+Answers carry the same ETag and Cache-Control as the pages.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from litestar import Controller, Request, Response, get
+from litestar.datastructures import State
+from litestar.di import NamedDependency
+from litestar.params import QueryParameter
+from msgspec import Struct
+
+from rk.core.storage import Storage
+from rk.server.public.http_cache import render_json, send
+from rk.server.public.page_cache import Rendered, cached
+from rk.server.public.pages import model_of, newest
+from rk.server.public.params import (
+    Before,
+    Brand,
+    BrandUid,
+    City,
+    ImageId,
+    Kind,
+    Season,
+    ShowId,
+    Year,
+    parse_id,
+)
+from rk.server.services.public_brands import BrandCount, BrandIndex, brand_by_uid, brand_index
+from rk.server.services.public_facets import Facets, facets
+from rk.server.services.public_image import ImagePage, get_image
+from rk.server.services.public_show import Show, get_show
+from rk.server.services.public_shows import PAGE_SIZE, ShowList, list_shows
+from rk.server.services.show_filters import parse_cursor, parse_filters
+
+Limit = Annotated[int, QueryParameter(description="Shows per page (1-100)", ge=1, le=100)]
+
+
+class BrandShows(Struct, frozen=True, kw_only=True):
+    """Answer to ``GET /api/brands/{uid}``: the brand and a page of its shows."""
+
+    brand: BrandCount
+    shows: ShowList
+
+
+class PublicApi(Controller):
+    """Published shows, brands and images as JSON."""
+
+    path = "/api"
+    tags: ClassVar[list[str]] = ["public"]
+
+    @get("/shows", summary="Published shows, newest first, filtered, keyset-paged")
+    async def shows(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        storage: NamedDependency[Storage],
+        brand: Brand = None,
+        season: Season = None,
+        year: Year = None,
+        city: City = None,
+        kind: Kind = None,
+        before: Before = None,
+        limit: Limit = PAGE_SIZE,
+    ) -> Response[ShowList]:
+        """The home page's list; pass ``next_before`` back as ``before`` for older shows."""
+
+        async def render() -> Rendered:
+            filters = await parse_filters(brand, season, year, city, kind)
+            found = await list_shows(storage, filters, parse_cursor(before), limit)
+            return render_json(found, newest(found))
+
+        return send(request, await cached(request, state, render))
+
+    @get("/facets", summary="Filter values with show counts under the given filters")
+    async def facets(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        brand: Brand = None,
+        season: Season = None,
+        year: Year = None,
+        city: City = None,
+        kind: Kind = None,
+    ) -> Response[Facets]:
+        """The home page's sidebar: each filter's values and how many shows each gives."""
+
+        async def render() -> Rendered:
+            return render_json(await facets(await parse_filters(brand, season, year, city, kind)))
+
+        return send(request, await cached(request, state, render))
+
+    @get("/shows/{show_id:str}", summary="One published show with its looks and details")
+    async def show(
+        self,
+        request: Request[Any, Any, Any],
+        show_id: ShowId,
+        state: State,
+        storage: NamedDependency[Storage],
+    ) -> Response[Show]:
+        """Facts, credits, looks in order, then details; 404 unless published."""
+
+        async def render() -> Rendered:
+            found = await get_show(storage, parse_id(show_id, "show"))
+            return render_json(found, found.updated_at)
+
+        return send(request, await cached(request, state, render))
+
+    @get("/images/{image_id:str}", summary="One published image, its show and similar looks")
+    async def image(
+        self,
+        request: Request[Any, Any, Any],
+        image_id: ImageId,
+        state: State,
+        storage: NamedDependency[Storage],
+    ) -> Response[ImagePage]:
+        """The image, previous/next in its show, and its stored neighbours with scores."""
+
+        async def render() -> Rendered:
+            checked = parse_id(image_id, "image")
+            return render_json(await get_image(storage, checked, model_of(state)))
+
+        return send(request, await cached(request, state, render, neighbours=True))
+
+    @get("/brands", summary="Brands with published shows, A–Z, with counts")
+    async def brands(self, request: Request[Any, Any, Any], state: State) -> Response[BrandIndex]:
+        """Every brand that has a published show."""
+
+        async def render() -> Rendered:
+            return render_json(await brand_index())
+
+        return send(request, await cached(request, state, render))
+
+    @get("/brands/{uid:str}", summary="One brand and a page of its published shows")
+    async def brand(
+        self,
+        request: Request[Any, Any, Any],
+        uid: BrandUid,
+        state: State,
+        storage: NamedDependency[Storage],
+        before: Before = None,
+        limit: Limit = PAGE_SIZE,
+    ) -> Response[BrandShows]:
+        """The brand's published shows, newest first."""
+
+        async def render() -> Rendered:
+            found = await brand_by_uid(uid)
+            filters = await parse_filters(brand=found.uid)
+            shows = await list_shows(storage, filters, parse_cursor(before), limit)
+            return render_json(BrandShows(brand=found, shows=shows), newest(shows))
+
+        return send(request, await cached(request, state, render))

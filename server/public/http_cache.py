@@ -1,0 +1,83 @@
+"""HTTP caching of public answers: ETag, Last-Modified and Cache-Control, and 304s.
+
+The ETag is a hash of the bytes sent, so it changes exactly when the answer does: a
+publish or unpublish changes the next rendered page, and with it the ETag. Pages may be
+kept by a browser or a CDN for ``MAX_AGE_S`` seconds, then must be revalidated, which
+costs a 304 when nothing changed. Only ``If-None-Match`` is honoured: ``Last-Modified``
+(the newest change among the articles shown) is informative, because one second is too
+coarse to tell two changes apart and an unpublished article leaves no newer time behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from email.utils import formatdate
+from typing import Any
+
+import msgspec
+from litestar import MediaType, Request, Response
+
+from rk.server.public.page_cache import Rendered
+
+MAX_AGE_S = 30
+CACHE_CONTROL = f"public, max-age={MAX_AGE_S}"
+NO_STORE = "no-store"
+
+
+def etag_of(body: bytes) -> str:
+    """A strong ETag of ``body``."""
+    return '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+
+
+def _matches(request: Request[Any, Any, Any], etag: str) -> bool:
+    header = request.headers.get("if-none-match", "")
+    if not header:
+        return False
+    tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    return "*" in tags or etag in tags
+
+
+def send(
+    request: Request[Any, Any, Any],
+    rendered: Rendered,
+    *,
+    status_code: int = 200,
+    cache_control: str = CACHE_CONTROL,
+) -> Response[bytes]:
+    """A rendered answer with caching headers, or an empty 304 when the client holds it."""
+    etag = etag_of(rendered.body)
+    headers = {"ETag": etag, "Cache-Control": cache_control}
+    if rendered.last_modified > 0:
+        headers["Last-Modified"] = formatdate(rendered.last_modified, usegmt=True)
+    if status_code == 200 and request.method in ("GET", "HEAD") and _matches(request, etag):
+        return Response(b"", status_code=304, headers=headers)
+    return Response(
+        rendered.body, status_code=status_code, media_type=rendered.media_type, headers=headers
+    )
+
+
+def render_html(
+    request: Request[Any, Any, Any], template: str, context: dict[str, Any], last_modified: int = 0
+) -> Rendered:
+    """A template rendered in the shared environment."""
+    engine: Any = request.app.template_engine
+    text = engine.get_template(template).render(request=request, flashes=[], **context)
+    return Rendered(text.encode(), MediaType.HTML, last_modified)
+
+
+def render_json(value: Any, last_modified: int = 0) -> Rendered:
+    """``value`` (a Struct) as JSON."""
+    return Rendered(msgspec.json.encode(value), MediaType.JSON, last_modified)
+
+
+def html(
+    request: Request[Any, Any, Any],
+    template: str,
+    context: dict[str, Any],
+    *,
+    status_code: int = 200,
+    cache_control: str = CACHE_CONTROL,
+) -> Response[bytes]:
+    """A template rendered and sent at once (pages that are not cached, e.g. search)."""
+    rendered = render_html(request, template, context)
+    return send(request, rendered, status_code=status_code, cache_control=cache_control)

@@ -1,0 +1,111 @@
+"""Rendered public answers kept per process, valid while the change counters stand still.
+
+A public page costs several queries and a template render; most requests ask for a page
+nothing has changed since. Each request reads the counters (``services.public_changes``,
+moved by database triggers whatever process or tool writes), and an answer rendered under
+the same counters is sent again as it was — same bytes, same ETag. A publish, unpublish,
+edit or new neighbour list moves a counter, so the next request renders afresh: nothing is
+served stale, across any number of backend processes. The cache is a bounded LRU.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from litestar import Request
+from litestar.datastructures import State
+
+from rk.server.services.public_changes import Changes, CounterReads
+
+MAX_ENTRIES = 4096
+MAX_BYTES = 128 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One answer as sent: body, media type, Last-Modified (0 = none)."""
+
+    body: bytes
+    media_type: str
+    last_modified: int
+
+
+@dataclass(frozen=True)
+class _Entry:
+    valid_for: tuple[int, int]
+    rendered: Rendered
+
+
+class PageCache:
+    """A bounded LRU of rendered answers keyed by URL and the counters they were made under."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES, max_bytes: int = MAX_BYTES) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: str, valid_for: tuple[int, int]) -> Rendered | None:
+        """The answer stored for ``key`` under exactly these counters, else None."""
+        entry = self._entries.get(key)
+        if entry is None or entry.valid_for != valid_for:
+            return None
+        self._entries.move_to_end(key)
+        return entry.rendered
+
+    def put(self, key: str, valid_for: tuple[int, int], rendered: Rendered) -> None:
+        """Keep ``rendered`` for ``key``; the least recently used go when over a bound."""
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= len(old.rendered.body)
+        self._entries[key] = _Entry(valid_for, rendered)
+        self._bytes += len(rendered.body)
+        while self._entries and (
+            len(self._entries) > self.max_entries or self._bytes > self.max_bytes
+        ):
+            _, dropped = self._entries.popitem(last=False)
+            self._bytes -= len(dropped.rendered.body)
+
+
+def cache_of(state: State) -> PageCache:
+    """The app's page cache (made on first use)."""
+    cache = state.get("public_page_cache")
+    if not isinstance(cache, PageCache):
+        cache = state["public_page_cache"] = PageCache()
+    return cache
+
+
+def counters_of(state: State) -> CounterReads:
+    """The app's shared counter reads (made on first use)."""
+    reads = state.get("public_counter_reads")
+    if not isinstance(reads, CounterReads):
+        reads = state["public_counter_reads"] = CounterReads()
+    return reads
+
+
+async def cached(
+    request: Request[Any, Any, Any],
+    state: State,
+    render: Callable[[], Awaitable[Rendered]],
+    *,
+    neighbours: bool = False,
+) -> Rendered:
+    """The answer for this URL: from the cache when still valid, else ``render()`` (kept).
+
+    ``neighbours``: the answer shows stored neighbour lists, so it also depends on them.
+    The counters are read before rendering: a change committed meanwhile leaves the entry
+    under the older counters, where the next request will not use it.
+    """
+    changes: Changes = await counters_of(state).read()
+    valid_for = (changes.content, changes.neighbours if neighbours else 0)
+    key = f"{request.url.path}?{request.url.query}"
+    cache = cache_of(state)
+    hit = cache.get(key, valid_for)
+    if hit is not None:
+        return hit
+    rendered = await render()
+    cache.put(key, valid_for, rendered)
+    return rendered

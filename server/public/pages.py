@@ -1,0 +1,144 @@
+"""The visitors' pages: home (shows with filters), brands A–Z, a brand, a show, an image.
+
+Each page is rendered from the same services as its JSON twin in ``api`` and sent with
+``http_cache`` headers. Unknown or unpublished things are friendly 404 pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from litestar import Controller, Request, Response, get
+from litestar.datastructures import State
+from litestar.di import NamedDependency
+
+from rk.core.storage import Storage
+from rk.server.public.http_cache import render_html, send
+from rk.server.public.page_cache import Rendered, cached
+from rk.server.public.params import (
+    Before,
+    Brand,
+    BrandUid,
+    City,
+    ImageId,
+    Kind,
+    Season,
+    ShowId,
+    Year,
+    parse_id,
+)
+from rk.server.routes.embeddings import runtime_of
+from rk.server.services.public_brands import brand_by_uid, brand_index
+from rk.server.services.public_facets import facets
+from rk.server.services.public_image import get_image
+from rk.server.services.public_show import get_show
+from rk.server.services.public_shows import ShowList, list_shows
+from rk.server.services.show_filters import KINDS, parse_cursor, parse_filters
+
+
+def newest(shows: ShowList) -> int:
+    """The newest change among the listed shows (for Last-Modified)."""
+    return max((card.updated_at for card in shows.items), default=0)
+
+
+def model_of(state: State) -> str | None:
+    """The backend's embedding model id, None when it has none."""
+    embedder = runtime_of(state).embedder
+    return embedder.model_id if embedder is not None else None
+
+
+class PublicPages(Controller):
+    """HTML pages of published shows and images."""
+
+    include_in_schema = False
+    tags: ClassVar[list[str]] = ["public"]
+
+    @get("/", name="public:home")
+    async def home(
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        storage: NamedDependency[Storage],
+        brand: Brand = None,
+        season: Season = None,
+        year: Year = None,
+        city: City = None,
+        kind: Kind = None,
+        before: Before = None,
+    ) -> Response[bytes]:
+        """Newest published shows first, filtered by the URL, older ones by keyset."""
+
+        async def render() -> Rendered:
+            filters = await parse_filters(brand, season, year, city, kind)
+            shows = await list_shows(storage, filters, parse_cursor(before))
+            context = {
+                "filters": filters,
+                "shows": shows,
+                "facets": await facets(filters),
+                "kinds": KINDS,
+                "first_page": not before,
+            }
+            return render_html(request, "public/home.html", context, newest(shows))
+
+        return send(request, await cached(request, state, render))
+
+    @get("/brands", name="public:brands")
+    async def brands(self, request: Request[Any, Any, Any], state: State) -> Response[bytes]:
+        """Every brand with published shows, A–Z, with counts."""
+
+        async def render() -> Rendered:
+            return render_html(request, "public/brands.html", {"index": await brand_index()})
+
+        return send(request, await cached(request, state, render))
+
+    @get("/brands/{uid:str}", name="public:brand")
+    async def brand(
+        self,
+        request: Request[Any, Any, Any],
+        uid: BrandUid,
+        state: State,
+        storage: NamedDependency[Storage],
+        before: Before = None,
+    ) -> Response[bytes]:
+        """One brand's published shows, newest first."""
+
+        async def render() -> Rendered:
+            found = await brand_by_uid(uid)
+            filters = await parse_filters(brand=found.uid)
+            shows = await list_shows(storage, filters, parse_cursor(before))
+            context = {"brand": found, "filters": filters, "shows": shows, "first_page": not before}
+            return render_html(request, "public/brand.html", context, newest(shows))
+
+        return send(request, await cached(request, state, render))
+
+    @get("/shows/{show_id:str}", name="public:show")
+    async def show(
+        self,
+        request: Request[Any, Any, Any],
+        show_id: ShowId,
+        state: State,
+        storage: NamedDependency[Storage],
+    ) -> Response[bytes]:
+        """A published show: facts, credits, looks in order, then details."""
+
+        async def render() -> Rendered:
+            found = await get_show(storage, parse_id(show_id, "show"))
+            return render_html(request, "public/show.html", {"show": found}, found.updated_at)
+
+        return send(request, await cached(request, state, render))
+
+    @get("/images/{image_id:str}", name="public:image")
+    async def image(
+        self,
+        request: Request[Any, Any, Any],
+        image_id: ImageId,
+        state: State,
+        storage: NamedDependency[Storage],
+    ) -> Response[bytes]:
+        """A published image large, its show, previous/next look and similar looks."""
+
+        async def render() -> Rendered:
+            found = await get_image(storage, parse_id(image_id, "image"), model_of(state))
+            return render_html(request, "public/image.html", {"page": found})
+
+        return send(request, await cached(request, state, render, neighbours=True))

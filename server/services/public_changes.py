@@ -1,0 +1,65 @@
+"""The change counters of the public site (migration 0021): what a cached page is valid for.
+
+Triggers move ``content`` on any change a public page could show and ``neighbours`` on
+any change of a stored neighbour list; reading both is one indexed query.
+
+Under load many requests want the counters at once; ``CounterReads`` lets them share
+reads without ever seeing an old value: a request joins the *next* read to start, never
+one already running, so the value it gets was read after it arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from msgspec import Struct
+
+from rk.server.services.public_sql import rows
+
+
+class Changes(Struct, frozen=True, kw_only=True):
+    """The counters and when ``content`` last moved (unix seconds, 0 = never)."""
+
+    content: int
+    neighbours: int
+    changed_at: int
+
+
+async def read_changes() -> Changes:
+    """The counters as they are now."""
+    found = {
+        str(row["name"]): row
+        for row in await rows("SELECT name, version, changed_at FROM public_changes")
+    }
+    content, neighbours = found.get("content"), found.get("neighbours")
+    return Changes(
+        content=int(content["version"]) if content else 0,
+        neighbours=int(neighbours["version"]) if neighbours else 0,
+        changed_at=int(content["changed_at"]) if content else 0,
+    )
+
+
+class CounterReads:
+    """Shared reads of the counters: one in flight, the next one gathering its waiters."""
+
+    def __init__(self) -> None:
+        self._next: asyncio.Future[Changes] | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def read(self) -> Changes:
+        """The counters, read after this call began (shared with concurrent callers)."""
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_future()
+        waiting = self._next
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.create_task(self._run())
+        return await asyncio.shield(waiting)
+
+    async def _run(self) -> None:
+        while self._next is not None:
+            batch, self._next = self._next, None
+            try:
+                batch.set_result(await read_changes())
+            except Exception as exc:  # every waiter of this batch gets the error
+                batch.set_exception(exc)
+                batch.exception()

@@ -1,0 +1,61 @@
+"""Images as the public pages show them: URLs of the original and thumbnail, stored size, alt.
+
+Every ``<img>`` of the site is built from a ``Picture``: ``width``/``height`` are the stored
+dimensions of the original (0 when unknown: pages then fall back to a 2:3 box), and
+``alt`` names the brand, season and look, as a screen reader user needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec import Struct
+
+from rk.core.storage import Storage
+
+URL_TTL_S = 6 * 3600
+"""Lifetime of presigned image URLs (S3 without a public base URL); far beyond page caching."""
+IMAGE_COLUMNS = "i.id, i.article_id, i.role, i.position, i.key, i.thumb_key, i.width, i.height"
+"""The image columns ``picture`` reads (alias ``i``)."""
+
+
+class Picture(Struct, frozen=True, kw_only=True):
+    """One image: original and thumbnail URLs, stored size (0 = unknown), alt text."""
+
+    image_id: int
+    role: str
+    position: int
+    url: str
+    thumb_url: str
+    width: int
+    height: int
+    alt: str
+
+
+def label(role: str, position: int) -> str:
+    """``look 12`` or ``detail 3``."""
+    return f"{'look' if role == 'look' else 'detail'} {position}"
+
+
+def alt_text(brand: str, season: str, title: str, role: str, position: int) -> str:
+    """``Maison Aurele, Spring 2025 Ready-to-Wear, look 12`` (the title when no brand)."""
+    parts = [brand or title, season if brand else "", label(role, position)]
+    return ", ".join(part for part in parts if part)
+
+
+async def picture(
+    storage: Storage, row: dict[str, Any], brand: str, season: str, title: str
+) -> Picture:
+    """The Picture of an image row (``IMAGE_COLUMNS``) of an article with these names."""
+    role, position = str(row["role"]), int(row["position"])
+    thumb = str(row["thumb_key"] or "")
+    return Picture(
+        image_id=int(row["id"]),
+        role=role,
+        position=position,
+        url=await storage.url_for(str(row["key"]), URL_TTL_S),
+        thumb_url=await storage.url_for(thumb, URL_TTL_S) if thumb else "",
+        width=int(row["width"] or 0),
+        height=int(row["height"] or 0),
+        alt=alt_text(brand, season, title, role, position),
+    )

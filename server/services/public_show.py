@@ -1,0 +1,86 @@
+"""One published show as its page shows it: names, credits, looks in order, then details.
+
+rk does not know which look a detail shot belongs to (Vogue does not link them), so
+details follow the looks in their own order. Anything not published and live is a 404,
+whether it is pending, rejected, deleted or was never there: a guessed id tells nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec import Struct
+
+from rk.core.storage import Storage
+from rk.server.errors import NotFound
+from rk.server.services.public_pictures import IMAGE_COLUMNS, Picture, picture
+from rk.server.services.public_shows import BrandName
+from rk.server.services.public_sql import LIVE, rows
+
+SHOW_SQL = (
+    "SELECT a.id, a.title, a.season, a.city, a.date, a.source, a.kind, a.url, a.designer,"
+    " a.author, a.updated_at, COALESCE(b.uid, '') AS brand_uid,"
+    " COALESCE(b.name, '') AS brand_name"
+    " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
+)
+
+
+class Show(Struct, frozen=True, kw_only=True):
+    """A published show: its facts, credits and every image (looks, then details)."""
+
+    id: int
+    title: str
+    brand: BrandName | None
+    season: str
+    city: str
+    date: str
+    source: str
+    kind: str
+    url: str
+    designer: str
+    author: str
+    updated_at: int
+    looks: list[Picture]
+    details: list[Picture]
+
+
+async def show_row(article_id: int) -> dict[str, Any]:
+    """The article row of a published, live show; NotFound otherwise."""
+    found = await rows(f"{SHOW_SQL} WHERE a.id = {{}} AND {LIVE}", article_id)
+    if not found:
+        raise NotFound(f"no published show {article_id}")
+    return found[0]
+
+
+def brand_of(row: dict[str, Any]) -> BrandName | None:
+    """The brand of a ``SHOW_SQL`` row, None for street style without one."""
+    name = str(row["brand_name"])
+    return BrandName(uid=str(row["brand_uid"]), name=name) if name else None
+
+
+async def get_show(storage: Storage, article_id: int) -> Show:
+    """The show with every picture; NotFound unless it is published and live."""
+    row = await show_row(article_id)
+    images = await rows(
+        f"SELECT {IMAGE_COLUMNS} FROM images i WHERE i.article_id = {{}}"
+        " ORDER BY i.role DESC, i.position, i.id",
+        article_id,
+    )
+    brand, season, title = str(row["brand_name"]), str(row["season"]), str(row["title"])
+    pictures = [await picture(storage, image, brand, season, title) for image in images]
+    return Show(
+        id=int(row["id"]),
+        title=title,
+        brand=brand_of(row),
+        season=season,
+        city=str(row["city"]),
+        date=str(row["date"]),
+        source=str(row["source"]),
+        kind=str(row["kind"]),
+        url=str(row["url"]),
+        designer=str(row["designer"]),
+        author=str(row["author"]),
+        updated_at=int(row["updated_at"] or 0),
+        looks=[p for p in pictures if p.role == "look"],
+        details=[p for p in pictures if p.role != "look"],
+    )

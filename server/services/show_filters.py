@@ -1,0 +1,131 @@
+"""The filters of the public show lists, checked once for the pages and the JSON API alike.
+
+A filter comes from the URL (``/?brand=…&season=…&year=2025&city=Paris&kind=runway&before=…``)
+so a filtered view can be shared. Each value is checked here and a bad one is a 400 with
+a sentence saying what is wrong; a brand uid that names no brand is a 404.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+from msgspec import Struct
+
+from rk.server.errors import ApiError, NotFound
+from rk.server.services.public_sql import rows
+
+KINDS = {"runway": "Runway", "street": "Street style"}
+MAX_TEXT = 200
+"""Longest season or city (the column width)."""
+UID = re.compile(r"^[A-Za-z0-9]{1,32}$")
+YEAR = re.compile(r"^(19|20|21)\d\d$")
+CURSOR = re.compile(r"^[1-9]\d{0,17}$")
+
+
+class BadFilter(ApiError):
+    """A filter value rk cannot use."""
+
+    status_code = 400
+
+
+class ShowFilters(Struct, frozen=True, kw_only=True):
+    """Checked filters of a show list; ``brand_id`` is resolved from ``brand`` (a uid)."""
+
+    brand: str = ""
+    brand_id: int = 0
+    brand_name: str = ""
+    season: str = ""
+    year: int = 0
+    city: str = ""
+    kind: str = ""
+
+    def query(self, **changes: str | int | None) -> str:
+        """The URL query of these filters with ``changes`` applied (None or "" removes one)."""
+        values: dict[str, str | int | None] = {
+            "brand": self.brand,
+            "season": self.season,
+            "year": self.year or None,
+            "city": self.city,
+            "kind": self.kind,
+        }
+        values.update(changes)
+        kept = {key: value for key, value in values.items() if value not in (None, "", 0)}
+        return urlencode(kept)
+
+    @property
+    def active(self) -> bool:
+        """True when any filter is set."""
+        return bool(self.brand or self.season or self.year or self.city or self.kind)
+
+
+def _text(name: str, value: str | None) -> str:
+    text = " ".join((value or "").split())
+    if any(ord(char) < 32 for char in text):
+        raise BadFilter(f"{name} contains control characters")
+    if len(text) > MAX_TEXT:
+        raise BadFilter(f"{name} is {len(text)} characters long; at most {MAX_TEXT}")
+    return text
+
+
+async def parse_filters(
+    brand: str | None = None,
+    season: str | None = None,
+    year: str | None = None,
+    city: str | None = None,
+    kind: str | None = None,
+) -> ShowFilters:
+    """Checked filters from raw query values (None or empty = not filtered)."""
+    brand_uid = (brand or "").strip()
+    brand_id, brand_name = 0, ""
+    if brand_uid:
+        if not UID.match(brand_uid):
+            raise BadFilter(f"brand {brand_uid[:40]!r} is not a brand id (letters and digits)")
+        found = await rows("SELECT id, name FROM brands WHERE uid = {}", brand_uid)
+        if not found:
+            raise NotFound(f"no brand {brand_uid!r}: see /brands for every brand")
+        brand_id, brand_name = int(found[0]["id"]), str(found[0]["name"])
+    year_text = (year or "").strip()
+    if year_text and not YEAR.match(year_text):
+        raise BadFilter(f"year {year_text[:20]!r} is not a year like 2025")
+    kind_text = (kind or "").strip()
+    if kind_text and kind_text not in KINDS:
+        raise BadFilter(f"kind {kind_text[:20]!r} is unknown; use runway or street")
+    return ShowFilters(
+        brand=brand_uid,
+        brand_id=brand_id,
+        brand_name=brand_name,
+        season=_text("season", season),
+        year=int(year_text) if year_text else 0,
+        city=_text("city", city),
+        kind=kind_text,
+    )
+
+
+def parse_cursor(before: str | None) -> int:
+    """The article id that ``before=`` names (0 when absent); BadFilter when malformed."""
+    text = (before or "").strip()
+    if not text:
+        return 0
+    if not CURSOR.match(text):
+        raise BadFilter(f"before={text[:20]!r} is not a show id")
+    return int(text)
+
+
+def where(filters: ShowFilters) -> tuple[str, list[object]]:
+    """SQL conditions (after ``LIVE``) and their arguments for ``filters`` (alias ``a``)."""
+    clauses: list[str] = []
+    args: list[object] = []
+    for column, value in (
+        ("a.brand_id", filters.brand_id),
+        ("a.season", filters.season),
+        ("a.city", filters.city),
+        ("a.kind", filters.kind),
+    ):
+        if value:
+            clauses.append(f"{column} = {{}}")
+            args.append(value)
+    if filters.year:
+        clauses.append("a.date >= {} AND a.date < {}")
+        args += [f"{filters.year:04d}", f"{filters.year + 1:04d}"]
+    return "".join(f" AND {clause}" for clause in clauses), args

@@ -1,0 +1,167 @@
+"""The public site in headless Chromium: a visitor browses, filters, steps through looks with
+the keyboard, follows similar looks, searches by words and by a photo, cannot reach an
+unpublished show by URL; and the same pages work with JavaScript turned off."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
+from integration.public.archive import Archive, seed
+from integration.public.vectors import embed_archive, wait_placed
+from integration.spider.procs import Backend
+from models.samples import TINY_CLIP
+from playwright.sync_api import Browser, Page, expect
+
+from rk.core.plugins import new_plugin_manager
+from rk.core.storage import StorageContext, open_storage
+from rk.server.db.engine import close, connect
+
+SS25 = "Spring 2025 Ready-to-Wear"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Archive]]:
+    """``rk serve-backend`` with the tiny CLIP, the test archive seeded and embedded."""
+    root = tmp_path_factory.mktemp("public") / "backend"
+    dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
+    backend = Backend(root, dsn, vision={"model": str(TINY_CLIP)}).start()
+
+    async def fill() -> Archive:
+        engine = await connect(dsn)
+        try:
+            pm = new_plugin_manager()
+            media = f"file://{root / 'data' / 'media'}"
+            storage = open_storage(media, StorageContext(backend_url=backend.url), pm)
+            archive = await seed(storage)
+            await embed_archive(archive, pm)
+            await wait_placed()
+            return archive
+        finally:
+            await close(engine)
+
+    try:
+        yield backend, run_async(fill)
+    finally:
+        backend.stop()
+
+
+def test_a_visitor_browses_filters_steps_and_searches(
+    page: Page, site: tuple[Backend, Archive], tmp_path: Path
+) -> None:
+    backend, archive = site
+    page.goto(f"{backend.url}/")
+    expect(page.locator("h1")).to_have_text("Shows")
+    expect(page.locator(".show-card")).to_have_count(6)
+    page.locator(".filters a", has_text="Acne Studios").click()
+    expect(page).to_have_url(re.compile(r"brand="))
+    expect(page.locator(".show-card")).to_have_count(2)
+    page.locator(".filters a", has_text=SS25).click()
+    expect(page).to_have_url(re.compile(r"brand=.*season=Spring"))
+    expect(page.locator(".show-card")).to_have_count(1)
+    expect(page.locator(".active-filters .chip")).to_have_count(3)
+    page.locator(".show-card").first.click()
+    expect(page).to_have_url(f"{backend.url}/shows/{archive.shows['acne-ss25']}")
+    expect(page.locator(".show-head h1")).to_have_text("Acne Studios")
+    expect(page.locator(".look-grid .tile")).to_have_count(7)
+    page.locator(".look-grid .tile").first.click()
+    looks = archive.images["acne-ss25"]
+    expect(page).to_have_url(f"{backend.url}/images/{looks[0]}")
+    page.keyboard.press("ArrowRight")
+    expect(page).to_have_url(f"{backend.url}/images/{looks[1]}")
+    page.keyboard.press("ArrowRight")
+    expect(page).to_have_url(f"{backend.url}/images/{looks[2]}")
+    page.keyboard.press("ArrowLeft")
+    expect(page).to_have_url(f"{backend.url}/images/{looks[1]}")
+    expect(page.locator(".photo__position")).to_contain_text("2 of 7")
+    similar = page.locator(".similar .tile")
+    expect(similar.first).to_be_visible()
+    expect(similar.first.locator(".tile__score")).to_have_text(re.compile(r"^-?[01]\.\d\d$"))
+    target = similar.first.get_attribute("href")
+    similar.first.click()
+    expect(page).to_have_url(f"{backend.url}{target}")
+    page.locator(".header-search input").fill("red tartan coat")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/search\?q=red\+tartan\+coat"))
+    expect(page.locator("#results")).to_contain_text("red tartan coat")
+    expect(page.locator(".grid .tile").first).to_be_visible()
+    picture = archive.pictures[archive.images["aurele-ss25"][0]]
+    page.set_input_files(
+        "#f-image", files=[{"name": "look.jpg", "mimeType": "image/jpeg", "buffer": picture}]
+    )
+    page.locator(".search-box__picture button").click()
+    expect(page.locator("#results")).to_contain_text("Looks like your photo")
+    first = page.locator(".grid .tile").first
+    expect(first).to_have_attribute("href", f"/images/{archive.images['aurele-ss25'][0]}")
+    for name in ("pending", "rejected", "deleted"):
+        answer = page.goto(f"{backend.url}/shows/{archive.shows[name]}")
+        assert answer is not None
+        assert answer.status == 404
+        expect(page.locator("h1")).to_have_text("Page not found")
+        answer = page.goto(f"{backend.url}/images/{archive.images[name][0]}")
+        assert answer is not None
+        assert answer.status == 404
+    screenshot(page, "public-not-found", tmp_path)
+
+
+def test_the_site_works_without_javascript(browser: Browser, site: tuple[Backend, Archive]) -> None:
+    backend, archive = site
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{backend.url}/")
+        page.locator(".filters a", has_text="Street style").click()
+        expect(page.locator(".show-card")).to_have_count(1)
+        page.locator(".chip--clear").click()
+        page.locator(".filters a", has_text="Paris").click()
+        expect(page.locator(".show-card")).to_have_count(3)
+        page.locator(".show-card").nth(1).click()
+        page.locator(".look-grid .tile").first.click()
+        page.locator("a[rel=next]").click()
+        looks = archive.images["acne-ss25"]
+        expect(page).to_have_url(f"{backend.url}/images/{looks[1]}")
+        page.locator("a", has_text="More like this").click()
+        expect(page.locator("#results")).to_contain_text(f"image {looks[1]}")
+        page.locator("#f-q").fill("black boots")
+        page.locator(".search-box__words button").click()
+        expect(page.locator("#results")).to_contain_text("black boots")
+        page.set_input_files(
+            "#f-image",
+            files=[{"name": "x.txt", "mimeType": "text/plain", "buffer": b"not a photo"}],
+        )
+        page.locator(".search-box__picture button").click()
+        expect(page.locator("#e-image")).to_contain_text("not an image")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_pages_fit_the_screen_and_size_their_images(
+    page: Page, site: tuple[Backend, Archive], tmp_path: Path, width: str
+) -> None:
+    backend, archive = site
+    if width == "phone":
+        page.set_viewport_size(PHONE)
+    pages = {
+        "home": "/",
+        "show": f"/shows/{archive.shows['acne-ss25']}",
+        "image": f"/images/{archive.images['acne-ss25'][0]}",
+        "search": "/search?q=green+dress",
+        "brands": "/brands",
+        "schema": "/schema",
+    }
+    for name, path in pages.items():
+        page.goto(f"{backend.url}{path}")
+        assert horizontal_overflow(page) == 0, f"{name} overflows at {width}"
+        for img in page.locator("main img").all():
+            assert img.get_attribute("alt"), f"{name}: an image without alt text"
+            assert img.get_attribute("width")
+            assert img.get_attribute("height")
+        screenshot(page, f"public-{name}-{width}", tmp_path)
+    page.goto(f"{backend.url}/shows/{archive.shows['acne-ss25']}")
+    tiles = page.locator(".look-grid img")
+    assert tiles.last.get_attribute("loading") == "lazy"
+    assert "256w" in (tiles.first.get_attribute("srcset") or "")
