@@ -7,6 +7,7 @@ Vogue source plugin over HTTP against the same local site the spiders crawl.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -106,3 +107,17 @@ async def check_archived(
             assert media(row["thumb_key"]).stat().st_size > 0
         rows.extend(images)
     return rows
+
+
+async def article_id(show_key: str) -> int:
+    """The id of the article of ``show_key``."""
+    row = await Article.select(Article.id).where(Article.show_key == show_key).first()
+    assert row is not None, f"no article {show_key}"
+    return int(row["id"])
+
+
+async def publish(article: int) -> None:
+    """Publish an article, as a moderator's approval does."""
+    await Article.update({Article.status: "published", Article.updated_at: int(time.time())}).where(
+        Article.id == article
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import signal
 
+import httpx
 from integration.spider import archive
 from integration.spider.conftest import E2E
 from integration.spider.procs import claims, eventually, reports
@@ -144,3 +145,25 @@ async def test_a_season_queued_by_add_season_is_crawled_with_details_linked(e2e:
     assert e2e.site.paths("/fashion-shows/designer") == []  # each show fetched by its slug
     for row in tasks:
         await spider.wait_for(f"claimed task={row['id']} brand=.* season={season}")
+
+    # Published, the public show page sorts the details under their looks.
+    aurele_id = await archive.article_id(f"{season}/maison-aurele")
+    await archive.publish(aurele_id)
+    async with httpx.AsyncClient(base_url=backend.url, timeout=10) as http:
+        page = await http.get(f"/shows/{aurele_id}", headers={"Accept": "text/html"})
+        api = (await http.get(f"/api/shows/{aurele_id}")).json()
+        first_detail = api["detail_groups"][0]["details"][0]["image_id"]
+        look_one = api["looks"][0]["image_id"]
+        detail_page = await http.get(f"/images/{first_detail}", headers={"Accept": "text/html"})
+        look_page = await http.get(f"/images/{look_one}", headers={"Accept": "text/html"})
+    assert f'<dt>Look</dt><dd><a href="/images/{look_one}">Look 1</a></dd>' in detail_page.text
+    assert "<dt>Model</dt><dd>Ines Calder</dd>" in look_page.text
+    titles = re.findall(r'<h3 class="detail-group__title">(.*?)</h3>', page.text, re.S)
+    assert len(titles) == 12
+    assert re.sub(r"<[^>]+>", "", titles[0]).split() == ["Look", "1", "·", "Ines", "Calder"]
+    assert re.sub(r"<[^>]+>", "", titles[-1]).strip() == "Other details"
+    groups = api["detail_groups"]
+    assert [g["look"] for g in groups] == [*range(1, 32, 3), None]
+    assert [len(g["details"]) for g in groups] == [2] * 11 + [2]
+    assert groups[0]["details"][0]["alt"].endswith("detail 1 of look 1")
+    assert groups[0]["look_image_id"] == api["looks"][0]["image_id"]
