@@ -1,4 +1,4 @@
-"""``rk crawl add|batch|list|retry|cancel|delete``: the operator's view of the crawl-task queue.
+"""``rk crawl add|add-season|batch|list|retry|cancel|delete``: the operator's crawl-task queue.
 
 Every command goes straight to the database (``run_with_db``) through the same service the
 spiders' API and the admin UI use (``rk.server.services.crawl_tasks``). An unknown brand,
@@ -7,6 +7,7 @@ task id, source or status is one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, TypeVar, cast
 
@@ -85,6 +86,40 @@ def add(
     typer.echo(_with_tasks(settings, work))
 
 
+@crawl_app.command("add-season")
+def add_season(
+    source: Annotated[str, typer.Argument(help="Source plugin that lists seasons (vogue).")],
+    season: Annotated[str, typer.Argument(help="Season slug, e.g. fall-2031-ready-to-wear.")],
+    priority: PriorityOption = 0,
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Queue every show of a season: one task per brand, missing brands created with their slug."""
+    from rk.core.errors import SourceError
+    from rk.core.sources import NoSuchSeason
+    from rk.server.services.season_crawl import queue_season, season_brands
+
+    _check_source(source)
+    settings = settings_from(config, data_dir)
+    try:
+        slug, shows = asyncio.run(season_brands(settings, source, season))
+    except (ValueError, NoSuchSeason) as exc:
+        fail(str(exc))
+    except SourceError as exc:
+        fail(str(exc), code=1)
+    except RkError as exc:
+        fail(str(exc))
+    if not shows:
+        fail(f"{source} season {slug} lists no shows: nothing queued", code=1)
+
+    async def work(tasks: CrawlTasks) -> str:
+        report = await queue_season(tasks, source, slug, shows, priority)
+        lines = [f"queued task {task_id}: {name}" for task_id, name in report.queued]
+        return "\n".join([*lines, report.summary(source, slug)])
+
+    typer.echo(_with_tasks(settings, work))
+
+
 @crawl_app.command("batch")
 def batch(
     prefix: Annotated[str, typer.Option("--prefix", help="Brands whose name starts with this.")],
@@ -139,6 +174,7 @@ def table(rows: list[CrawlTaskRow]) -> str:
         "brand",
         "source",
         "max_shows",
+        "season",
         "worker",
         "attempts",
         "shows_submitted",
@@ -151,6 +187,7 @@ def table(rows: list[CrawlTaskRow]) -> str:
             r.brand_name or f"(brand {r.brand_id} gone)",
             r.source,
             str(r.max_shows),
+            r.season or "-",
             r.worker or "-",
             str(r.attempts),
             str(r.shows_submitted),
@@ -159,7 +196,7 @@ def table(rows: list[CrawlTaskRow]) -> str:
         for r in rows
     ]
     widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
-    numeric = {0, 4, 6, 7}
+    numeric = {0, 4, 7, 8}
 
     def fmt(line: tuple[str, ...]) -> str:
         cells = [

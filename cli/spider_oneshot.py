@@ -1,7 +1,9 @@
 """One-shot crawls: ``rk spider <source> …`` for every registered source, no task queue.
 
 ``-d`` prints each ShowIngest as one line of JSON on stdout (progress and logs go to
-stderr) and reports nothing, so it works with no backend and no config.
+stderr) and reports nothing, so it works with no backend and no config. ``--season`` crawls
+every show of a season (sources that list seasons); without ``-d`` each show's brand is
+found or created in the backend by its slug.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import msgspec
 import typer
@@ -19,10 +21,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from rk.cli.common import ConfigOption, fail, settings_from
 from rk.core.config import Settings
-from rk.core.crawler import CrawlStats, crawl
+from rk.core.crawler import BrandFor, CrawlStats, crawl, crawl_season
 from rk.core.errors import RkError, SourceError
-from rk.core.sources import BrandTarget, Source, source_registry
-from rk.core.wire import ShowIngest
+from rk.core.sources import (
+    BrandTarget,
+    NoSuchSeason,
+    SeasonSource,
+    ShowSummary,
+    Source,
+    season_slug,
+    source_registry,
+)
+from rk.core.wire import BrandEnsure, ShowIngest
 
 if TYPE_CHECKING:
     import httpx
@@ -67,14 +77,38 @@ def _brand_command(cls: type[Source]) -> Callable[..., None]:
         max_shows: Annotated[
             int, typer.Option("--max-shows", "-s", min=0, help="Newest N shows (0 = all).")
         ] = 0,
+        season: Annotated[
+            str | None,
+            typer.Option(
+                "--season",
+                help="A season slug (fall-2031-ready-to-wear): every show of it, or the "
+                "brand's show of it with -b/--name/--slug.",
+            ),
+        ] = None,
         debug: DebugOption = False,
         config: ConfigOption = None,
     ) -> None:
-        if brand_id is None and not (name or slug):
+        if season is not None:
+            if not callable(getattr(cls, "list_season", None)):
+                fail(f"{cls.name} cannot list a season's shows")
+            try:
+                season = season_slug(season)
+            except ValueError as exc:
+                fail(str(exc))
+        elif brand_id is None and not (name or slug):
             fail("say which brand: -b <brand id in the backend>, or --name / --slug")
         settings = settings_from(config)
         quiet_http_logs()
-        run = _run(settings, cls, max_shows, debug, brand_id=brand_id, name=name, slug=slug)
+        run = _run(
+            settings,
+            cls,
+            max_shows,
+            debug,
+            brand_id=brand_id,
+            name=name,
+            slug=slug,
+            season=season or "",
+        )
         raise typer.Exit(asyncio.run(run))
 
     return command
@@ -102,6 +136,7 @@ async def _run(
     brand_id: int | None = None,
     name: str | None = None,
     slug: str | None = None,
+    season: str = "",
 ) -> int:
     from rk.core.client import BackendClient, require_ingest
     from rk.core.http import polite_client
@@ -115,8 +150,10 @@ async def _run(
     client = BackendClient.from_settings(settings) if needs_backend else None
     async with polite_client(settings.spider) as http:
         try:
-            brand = await _brand(client, cls, brand_id, name, slug)
-            stats = await _crawl(settings, cls, http, client, brand, limit, debug)
+            brand = await _brand(client, cls, brand_id, name, slug, season)
+            stats = await _crawl(settings, cls, http, client, brand, limit, debug, season)
+        except NoSuchSeason as exc:
+            fail(str(exc))
         except SourceError as exc:
             typer.echo(f"error: {exc}", err=True)
             return 1
@@ -125,7 +162,7 @@ async def _run(
         finally:
             if client is not None:
                 await client.aclose()
-    typer.echo(stats.summary(), err=True)
+    typer.echo(stats.summary(printed=debug), err=True)
     return 0
 
 
@@ -142,15 +179,34 @@ async def _brand(
     brand_id: int | None,
     name: str | None,
     slug: str | None,
+    season: str,
 ) -> BrandTarget | None:
-    if not cls.needs_brand:
+    """The one brand to crawl; None for listing sources and for a whole season."""
+    if not cls.needs_brand or (season and brand_id is None and not (name or slug)):
         return None
     if brand_id is not None:
         info = await _needed(client).brand(brand_id)
-        return BrandTarget(
-            id=info.id, uid=info.uid, name=info.name, slug=slug or info.slugs.get(cls.name, "")
-        )
-    return BrandTarget(name=name or slug or "", slug=slug or "")
+        found = slug or info.slugs.get(cls.name, "")
+        return BrandTarget(id=info.id, uid=info.uid, name=info.name, slug=found, season=season)
+    return BrandTarget(name=name or slug or "", slug=slug or "", season=season)
+
+
+def season_brands(client: BackendClient | None, source: str) -> BrandFor:
+    """Each season show's brand: found or created in the backend by its slug.
+
+    Without a backend (``-d``) the brand is just named as the season page names it.
+    """
+    from rk.core.client import retry_backend
+
+    async def brand_for(show: ShowSummary) -> BrandTarget | None:
+        if client is None:
+            return BrandTarget(name=show.brand_name, slug=show.brand_slug)
+        ensure = BrandEnsure(name=show.brand_name, source=source, slug=show.brand_slug)
+        backend = client
+        info = await retry_backend(lambda: backend.ensure_brand(ensure), what="brand")
+        return BrandTarget(id=info.id, uid=info.uid, name=info.name, slug=show.brand_slug)
+
+    return brand_for
 
 
 async def _crawl(
@@ -161,6 +217,7 @@ async def _crawl(
     brand: BrandTarget | None,
     limit: int,
     debug: bool,
+    season: str = "",
 ) -> CrawlStats:
     source = cls(http, settings.sources.get(cls.name, {}))
     uploader: MediaUploader | None = None
@@ -202,6 +259,17 @@ async def _crawl(
             else:
                 bar.advance(images, amount)
 
+        if season and brand is None:
+            return await crawl_season(
+                cast(SeasonSource, source),
+                season,
+                season_brands(None if debug else client, cls.name),
+                sink,
+                limit=limit or None,
+                uploader=uploader,
+                concurrency=5,
+                progress=progress,
+            )
         return await crawl(
             source, brand, limit or None, sink, uploader=uploader, concurrency=5, progress=progress
         )

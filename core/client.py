@@ -27,6 +27,7 @@ from rk.core.config import IngestSettings, Settings
 from rk.core.errors import ConfigError, RkError
 from rk.core.signing import signed_headers
 from rk.core.wire import (
+    BrandEnsure,
     BrandInfo,
     CrawlClaim,
     CrawlHeartbeat,
@@ -259,6 +260,10 @@ class BackendClient:
     async def brand(self, brand_id: int) -> BrandInfo:
         """A brand's uid, name and per-source slugs."""
         return self._decode(await self._call("GET", f"brands/{brand_id}"), BrandInfo)
+
+    async def ensure_brand(self, ensure: BrandEnsure) -> BrandInfo:
+        """The brand with this slug on the source (or this name), created when missing."""
+        return self._decode(await self._call("POST", "brands", ensure), BrandInfo)
 
 
 async def retry_backend(

@@ -1,4 +1,4 @@
-"""Crawl one brand (or one listing of posts): list → fetch → upload media → hand to a sink.
+"""Crawl one brand, one season or one listing of posts: list → fetch → upload → hand to a sink.
 
 Shared by ``rk spider serve`` (the sink POSTs to the backend) and the one-shot commands
 (the sink may print JSON Lines instead). One show failing never stops the others.
@@ -18,12 +18,13 @@ from msgspec import Struct
 from rk.core import worker_metrics
 from rk.core.client import BackendRejected
 from rk.core.errors import ShowSkipped, SourceError
-from rk.core.sources import BrandTarget, ShowSummary, Source
+from rk.core.sources import BrandTarget, SeasonSource, ShowSummary, Source
 from rk.core.wire import BrandRef, ShowIngest
 
 log = logging.getLogger("rk.crawl")
 
 ShowSink = Callable[[ShowIngest], Awaitable[None]]
+BrandFor = Callable[[ShowSummary], Awaitable[BrandTarget | None]]
 
 
 class CrawlStats(Struct, kw_only=True):
@@ -45,8 +46,13 @@ class CrawlStats(Struct, kw_only=True):
             value = getattr(other, field)
             setattr(self, field, getattr(self, field) + value)
 
-    def summary(self) -> str:
-        """The one-line sum-up printed at the end of a crawl."""
+    def summary(self, printed: bool = False) -> str:
+        """The one-line sum-up printed at the end of a crawl (``printed``: nothing submitted)."""
+        if printed:
+            return (
+                f"printed {self.shows} shows ({self.skipped} skipped, {self.failed} failed), "
+                f"{self.images} image URLs (nothing downloaded, uploaded or submitted)"
+            )
         return (
             f"shows {self.shows} submitted ({self.skipped} skipped, {self.failed} failed), "
             f"images {self.images}: {self.uploaded} uploaded, {self.fell_back} fallen back "
@@ -92,17 +98,69 @@ async def crawl(
     backend refused, are counted and logged; any other error raised by ``sink`` propagates
     so nothing is silently lost.
     """
-    stats = CrawlStats()
     shows = await source.list_shows(brand, limit or None)
-    if limit:
-        shows = shows[:limit]
+
+    async def same(summary: ShowSummary) -> BrandTarget | None:
+        return brand
+
+    return await crawl_listed(
+        source,
+        shows[:limit] if limit else shows,
+        same,
+        sink,
+        uploader=uploader,
+        concurrency=concurrency,
+        progress=progress,
+    )
+
+
+async def crawl_season(
+    source: SeasonSource,
+    season: str,
+    brand_for: BrandFor,
+    sink: ShowSink,
+    *,
+    limit: int | None = None,
+    uploader: ShowUploader | None = None,
+    concurrency: int = 5,
+    progress: Progress = _no_progress,
+) -> CrawlStats:
+    """Crawl every show of ``season`` (at most ``limit``), each under its own brand.
+
+    ``brand_for`` names each show's brand: the one-shot spider without ``-d`` finds or
+    creates it in the backend, with ``-d`` it is just the name the season page gives.
+    """
+    shows = await source.list_season(season)
+    return await crawl_listed(
+        source,
+        shows[:limit] if limit else shows,
+        brand_for,
+        sink,
+        uploader=uploader,
+        concurrency=concurrency,
+        progress=progress,
+    )
+
+
+async def crawl_listed(
+    source: Source,
+    shows: list[ShowSummary],
+    brand_for: BrandFor,
+    sink: ShowSink,
+    *,
+    uploader: ShowUploader | None = None,
+    concurrency: int = 5,
+    progress: Progress = _no_progress,
+) -> CrawlStats:
+    """Fetch, upload and sink each listed show; see ``crawl`` for what is counted."""
+    stats = CrawlStats()
     stats.listed = len(shows)
     progress("listed", len(shows))
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(summary: ShowSummary) -> None:
         async with gate:
-            show = await _fetch(source, summary, brand, stats)
+            show = await _fetch(source, summary, brand_for, stats)
             if show is None:
                 progress("show", 1)
                 return
@@ -140,11 +198,16 @@ async def crawl(
 
 
 async def _fetch(
-    source: Source, summary: ShowSummary, brand: BrandTarget | None, stats: CrawlStats
+    source: Source, summary: ShowSummary, brand_for: BrandFor, stats: CrawlStats
 ) -> ShowIngest | None:
     """One show, or None (counted and logged) when it is skipped or broken."""
     try:
+        brand = await brand_for(summary)
         return with_brand(await source.fetch_show(summary, brand), brand)
+    except BackendRejected as exc:
+        stats.failed += 1
+        stats.errors.append(f"{summary.url}: backend refused its brand: {exc}")
+        log.warning("backend refused the brand of %s: %s", summary.url, exc)
     except ShowSkipped as exc:
         stats.skipped += 1
         log.info("skipped %s: %s", summary.url, exc)

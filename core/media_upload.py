@@ -132,7 +132,9 @@ class MediaUploader:
         looks = [
             msgspec.structs.replace(look, image=by_url[look.image.url].ref) for look in show.looks
         ]
-        details = [by_url[ref.url].ref for ref in show.details]
+        details = [
+            msgspec.structs.replace(by_url[ref.url].ref, look=ref.look) for ref in show.details
+        ]
         return msgspec.structs.replace(show, looks=looks, details=details), stats
 
     async def _one(self, url: str, kind: Kind) -> _Result:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
@@ -9,25 +10,54 @@ import httpx
 import pluggy
 from msgspec import Struct
 
+from rk.core.errors import SourceError
 from rk.core.registry import Registry
 from rk.core.wire import ShowIngest
 
 
+class NoSuchSeason(SourceError):
+    """The source has no page for this season (it answered 404)."""
+
+
+SEASON_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def season_slug(value: str) -> str:
+    """``value`` trimmed when it is a season slug (``fall-2031-ready-to-wear``), else ValueError."""
+    slug = value.strip()
+    if not SEASON_SLUG.fullmatch(slug) or len(slug) > 200:
+        raise ValueError(
+            f"season {value[:80]!r} is not a season slug (lowercase words and digits joined by"
+            " '-', e.g. fall-2031-ready-to-wear)"
+        )
+    return slug
+
+
 class BrandTarget(Struct, frozen=True, kw_only=True):
-    """The brand a crawl is for; ``slug`` is an explicit per-source slug that wins over lookup."""
+    """The brand a crawl is for; ``slug`` is an explicit per-source slug that wins over lookup.
+
+    ``season`` (the source's season slug) narrows the crawl to the brand's show of that
+    season; "" means its newest shows.
+    """
 
     id: int = 0
     uid: str = ""
     name: str
     slug: str = ""
+    season: str = ""
 
 
 class ShowSummary(Struct, frozen=True, kw_only=True):
-    """One show (or post) in a listing, newest first; enough to fetch it later."""
+    """One show (or post) in a listing, newest first; enough to fetch it later.
+
+    A season listing also names each show's brand: its display name and slug on the source.
+    """
 
     url: str
     title: str = ""
     key: str = ""
+    brand_name: str = ""
+    brand_slug: str = ""
 
 
 @runtime_checkable
@@ -50,6 +80,19 @@ class Source(Protocol):
 
     async def fetch_show(self, show: ShowSummary, brand: BrandTarget | None) -> ShowIngest:
         """One show as a ShowIngest; raises ShowSkipped or the plugin's SourceError."""
+        ...
+
+
+@runtime_checkable
+class SeasonSource(Source, Protocol):
+    """A source that can list every show of one season (a whole fashion week)."""
+
+    async def list_season(self, season: str) -> list[ShowSummary]:
+        """Every show of ``season`` (the source's season slug), each naming its brand.
+
+        Raises NoSuchSeason when the source has no such season, the plugin's SourceError
+        when the season page cannot be read, and ValueError when ``season`` is not a slug.
+        """
         ...
 
 

@@ -162,16 +162,21 @@ class SpiderServer:
 
     async def _run_task(self, worker: str, task: CrawlTask) -> None:
         log.info(
-            "[serve] %s claimed task=%d brand=%s (uid=%s) max_shows=%d",
+            "[serve] %s claimed task=%d brand=%s (uid=%s) max_shows=%d%s",
             worker,
             task.id,
             task.brand_name,
             task.brand_uid,
             task.max_shows,
+            f" season={task.season}" if task.season else "",
         )
         started = time.monotonic()
         brand = BrandTarget(
-            id=task.brand_id, uid=task.brand_uid, name=task.brand_name, slug=task.slug
+            id=task.brand_id,
+            uid=task.brand_uid,
+            name=task.brand_name,
+            slug=task.slug,
+            season=task.season,
         )
         crawl_job = asyncio.create_task(self._crawl(brand, task.max_shows))
         every = heartbeat_every(task.lease_s) if task.lease_s else self.heartbeat_s

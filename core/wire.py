@@ -22,6 +22,7 @@ ObjectKey = Annotated[str, Meta(min_length=1, max_length=512)]
 Size = Annotated[int, Meta(ge=0, le=2**40)]
 Id = Annotated[int, Meta(ge=1, le=2**62)]
 Worker = Annotated[str, Meta(min_length=1, max_length=128)]
+LookNumber = Annotated[int, Meta(ge=1, le=100_000)]
 
 MAX_LOOKS = 2000
 MAX_DETAILS = 2000
@@ -36,19 +37,25 @@ class Outbound(Struct, frozen=True, kw_only=True):
 
 
 class ImageRef(Inbound, kw_only=True):
-    """One image: always its source URL, plus the storage key when the spider uploaded it."""
+    """One image: always its source URL, plus the storage key when the spider uploaded it.
+
+    ``look`` is for detail shots: the number of the look the detail belongs to (None: not
+    linked); the backend ignores it on a look's own image.
+    """
 
     url: Url
     key: ObjectKey | None = None
     size: Size | None = None
     sha1: Sha1Hex | None = None
+    look: LookNumber | None = None
 
 
 class Look(Inbound, kw_only=True):
-    """One runway look: its number in the show and its main image."""
+    """One runway look: its number in the show, its main image and the model wearing it."""
 
     number: Annotated[int, Meta(ge=1, le=100_000)]
     image: ImageRef
+    model_name: ShortText = ""
 
 
 class BrandRef(Inbound, kw_only=True):
@@ -137,6 +144,9 @@ class CrawlClaim(Inbound, kw_only=True):
 class CrawlTask(Outbound, kw_only=True):
     """A claimed crawl task: which brand to crawl and how many shows at most (0 = all).
 
+    ``season`` (a source's season slug, e.g. ``fall-2031-ready-to-wear``) narrows the task
+    to the brand's show of that season; "" means the brand's newest shows.
+
     ``lease_s`` is how long the backend holds the task without a heartbeat, so spiders
     heartbeat well within the backend's lease rather than guessing it (0: not said).
     """
@@ -149,6 +159,7 @@ class CrawlTask(Outbound, kw_only=True):
     source: str
     slug: str = ""
     lease_s: int = 0
+    season: str = ""
 
 
 class CrawlHeartbeat(Inbound, kw_only=True):
@@ -164,6 +175,14 @@ class CrawlResult(Inbound, kw_only=True):
     status: Literal["done", "failed"]
     shows_submitted: Annotated[int, Meta(ge=0, le=1_000_000)] = 0
     error: Text = ""
+
+
+class BrandEnsure(Inbound, kw_only=True):
+    """Find a brand by its slug on ``source`` or its name, creating it when missing."""
+
+    name: Annotated[str, Meta(min_length=1, max_length=200)]
+    source: SourceName
+    slug: Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9-]{0,199}$")]
 
 
 class BrandInfo(Outbound, kw_only=True):

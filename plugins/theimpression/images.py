@@ -32,6 +32,18 @@ _SRCSET_URL = re.compile(r"[\s,]*(\S+)")
 _DESCRIPTOR = re.compile(r"\s*(\d+(?:\.\d+)?)([wx])\s*$", re.IGNORECASE)
 
 
+class Harvest(Struct, frozen=True, kw_only=True):
+    """A post body's photos, and the photos refused because no allowed host serves them."""
+
+    urls: list[str]
+    refused: dict[str, int] = {}
+
+    def refused_line(self) -> str:
+        """``a.test (3), b.test (1)``: refused hosts, most refused first."""
+        ranked = sorted(self.refused.items(), key=lambda item: (-item[1], item[0]))
+        return ", ".join(f"{host} ({count})" for host, count in ranked)
+
+
 class ImagePolicy(Struct, frozen=True, kw_only=True):
     """Which hosts serve a post's photos, and whether to point at the original upload."""
 
@@ -69,14 +81,27 @@ def parse_srcset(value: str) -> list[tuple[str, str]]:
 
 def content_images(content: str, page_url: str, policy: ImagePolicy) -> list[str]:
     """The post's photos in body order: the largest accepted candidate of each ``<img>``."""
+    return harvest(content, page_url, policy).urls
+
+
+def harvest(content: str, page_url: str, policy: ImagePolicy) -> Harvest:
+    """The post's photos, and per host how many photos were refused for their host alone.
+
+    A photo counts as refused when none of its candidates is accepted and one of them is
+    an image file on a host that is neither the site's uploads nor an allowed CDN host.
+    """
     best: dict[str, tuple[int, str]] = {}
     order: list[str] = []
+    refused: dict[str, int] = {}
     for img in selector(content, page_url).xpath("//img"):
         element = img.root
         if not isinstance(element, HtmlElement) or _is_furniture(element):
             continue
         chosen = _largest(element, page_url, policy)
         if chosen is None:
+            host = _foreign_host(element, page_url, policy)
+            if host:
+                refused[host] = refused.get(host, 0) + 1
             continue
         width, url = chosen
         final = to_original(url) if policy.original else url
@@ -86,7 +111,7 @@ def content_images(content: str, page_url: str, policy: ImagePolicy) -> list[str
             best[key] = (width, final)
         elif width > best[key][0]:
             best[key] = (width, final)
-    return [best[key][1] for key in order]
+    return Harvest(urls=[best[key][1] for key in order], refused=refused)
 
 
 def _is_furniture(img: HtmlElement) -> bool:
@@ -104,8 +129,26 @@ def _is_furniture(img: HtmlElement) -> bool:
     return False
 
 
-def _largest(img: HtmlElement, page_url: str, policy: ImagePolicy) -> tuple[int, str] | None:
-    """(width, url) of the widest accepted candidate; the first wins a tie."""
+def _foreign_host(img: HtmlElement, page_url: str, policy: ImagePolicy) -> str:
+    """The host of the first candidate that is an image file on a host rk does not accept."""
+    for _, raw in _candidates(img):
+        url = urljoin(page_url, raw)
+        try:
+            parts = urlsplit(url)
+            host = parts.netloc.lower()
+        except ValueError:
+            continue
+        if parts.scheme not in ("http", "https") or not host:
+            continue
+        if not parts.path.lower().endswith(EXTENSIONS):
+            continue
+        if host not in policy.cdn_hosts and host not in policy.upload_hosts:
+            return host
+    return ""
+
+
+def _candidates(img: HtmlElement) -> list[tuple[int, str]]:
+    """(width, url) of every URL an ``<img>`` offers (0: width not said)."""
     candidates: list[tuple[int, str]] = []
     for attr in URL_ATTRS:
         if value := (img.get(attr) or "").strip():
@@ -117,8 +160,13 @@ def _largest(img: HtmlElement, page_url: str, policy: ImagePolicy) -> tuple[int,
             if match and match.group(2).lower() == "w":
                 width = int(float(match.group(1)))
             candidates.append((width, url))
+    return candidates
+
+
+def _largest(img: HtmlElement, page_url: str, policy: ImagePolicy) -> tuple[int, str] | None:
+    """(width, url) of the widest accepted candidate; the first wins a tie."""
     chosen: tuple[int, str] | None = None
-    for width, raw in candidates:
+    for width, raw in _candidates(img):
         url = urljoin(page_url, raw)
         if not _accepted(url, policy):
             continue

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from rk.core.errors import ShowSkipped
 from rk.core.wire import MAX_LOOKS, ImageRef, Look, ShowIngest
-from rk.plugins.theimpression.images import ImagePolicy, content_images
+from rk.plugins.theimpression.images import ImagePolicy, harvest
 from rk.plugins.theimpression.meta import city_of, is_street_style, photographer_of, season_of
 from rk.plugins.theimpression.parse import Post, selector
+
+log = logging.getLogger(__name__)
 
 
 def credit_lines(content: str, url: str) -> list[str]:
@@ -26,9 +30,19 @@ def post_to_show(post: Post, policy: ImagePolicy) -> ShowIngest:
     if not is_street_style([*post.categories, post.slug, path, post.title]):
         about = ", ".join(post.categories) or "none"
         raise ShowSkipped(f"{post.url}: not street style (categories: {about})")
-    images = content_images(post.content, post.url, policy)[:MAX_LOOKS]
+    found = harvest(post.content, post.url, policy)
+    if found.refused:
+        log.warning(
+            "theimpression: %s: %d images refused, their hosts are not in "
+            "sources.theimpression.cdn_hosts: %s",
+            post.url,
+            sum(found.refused.values()),
+            found.refused_line(),
+        )
+    images = found.urls[:MAX_LOOKS]
     if not images:
-        raise ShowSkipped(f"{post.url}: no images")
+        refused = f" ({found.refused_line()} refused)" if found.refused else ""
+        raise ShowSkipped(f"{post.url}: no images{refused}")
     return ShowIngest(
         source="theimpression",
         show_key=post.slug[:512],

@@ -11,15 +11,17 @@ from urllib.parse import quote, urljoin
 import httpx
 
 from rk.core.errors import ConfigError, SourceError
-from rk.core.sources import BrandTarget, ShowSummary
+from rk.core.sources import BrandTarget, NoSuchSeason, ShowSummary, season_slug
 from rk.core.wire import BrandRef, ShowIngest
 from rk.plugins.vogue.names import name_key, slugify
 from rk.plugins.vogue.parse import (
     DesignerLink,
     parse_designer_shows,
     parse_designers,
+    parse_season,
     parse_show,
 )
+from rk.plugins.vogue.slideshow import link_details, parse_slideshow
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +30,9 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
-def flag(options: Mapping[str, Any], name: str) -> bool:
+def flag(options: Mapping[str, Any], name: str, default: bool = False) -> bool:
     """A boolean option that may come from YAML (bool) or the environment (string)."""
-    value = options.get(name, False)
+    value = options.get(name, default)
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
@@ -49,8 +51,10 @@ def base_url(options: Mapping[str, Any]) -> str:
 class VogueSource:
     """Vogue Runway: designer page → shows newest first; show page → looks and detail shots.
 
-    Options (``sources.vogue`` in config): ``base_url`` (default https://www.vogue.com) and
-    ``original`` (true: image URLs point at the untransformed upload instead of ``xxl``).
+    Options (``sources.vogue`` in config): ``base_url`` (default https://www.vogue.com),
+    ``original`` (true: image URLs point at the untransformed upload instead of ``xxl``) and
+    ``link_details`` (default true: fetch each show's slideshow page to link detail shots to
+    their looks and name the models; one more request per show).
     """
 
     name: ClassVar[str] = "vogue"
@@ -61,6 +65,7 @@ class VogueSource:
         self._client = client
         self._base = base_url(options)
         self._original = flag(options, "original")
+        self._link_details = flag(options, "link_details", default=True)
         self._designers: dict[str, DesignerLink] | None = None
         self._designers_lock = asyncio.Lock()
         self.skipped_images = 0
@@ -69,17 +74,45 @@ class VogueSource:
         """The brand's shows, newest first, at most ``limit`` (None or 0: all).
 
         A brand without a designer page (404) has no shows: most brands have none on Vogue.
+        With ``brand.season`` only that season's show: addressed directly when the brand has
+        a slug (a season task), else found on the designer page.
         """
         if brand is None:
             raise SourceError("vogue: a brand is required (shows are listed per designer)")
+        if brand.season and brand.slug:
+            return [self._season_show(brand.season, brand.slug)]
         url = await self.designer_url(brand)
         response = await self._get(url, missing_ok=True)
         if response.status_code == 404:
             log.info("vogue: no designer page for %r at %s: no shows", brand.name, url)
             return []
         links = parse_designer_shows(response.text, str(response.url))
+        if brand.season:
+            links = [link for link in links if link.key.startswith(f"{brand.season}/")]
         shows = [ShowSummary(url=link.url, title=link.title, key=link.key) for link in links]
         return shows[:limit] if limit and limit > 0 else shows
+
+    async def list_season(self, season: str) -> list[ShowSummary]:
+        """Every show of the season page ``/fashion-shows/{season}``, each with its designer."""
+        slug = season_slug(season)
+        url = urljoin(self._base, f"fashion-shows/{slug}")
+        response = await self._get(url, missing_ok=True)
+        if response.status_code == 404:
+            raise NoSuchSeason(f"vogue: no season {slug!r}: {url} answered HTTP 404")
+        shows = parse_season(response.text, str(response.url))
+        other = [show.key for show in shows if not show.key.startswith(f"{slug}/")]
+        if other:
+            log.warning("vogue: season %s lists shows of other seasons, left out: %s", slug, other)
+        return [
+            ShowSummary(url=s.url, key=s.key, brand_name=s.designer, brand_slug=s.slug)
+            for s in shows
+            if s.key.startswith(f"{slug}/")
+        ]
+
+    def _season_show(self, season: str, slug: str) -> ShowSummary:
+        """The show of designer ``slug`` in ``season``, addressed directly (no listing)."""
+        key = f"{season_slug(season)}/{slug.strip('/')}"
+        return ShowSummary(url=urljoin(self._base, f"fashion-shows/{quote(key)}"), key=key)
 
     async def fetch_show(self, show: ShowSummary, brand: BrandTarget | None) -> ShowIngest:
         """One show page as a ShowIngest; ShowSkipped when subscriber-only or without images."""
@@ -94,7 +127,34 @@ class VogueSource:
         for number in parsed.skipped_details:
             log.warning("vogue: %s: detail %d has no image or sources; skipped", key, number)
         self.skipped_images += len(parsed.skipped_looks) + len(parsed.skipped_details)
-        return parsed.show
+        if not self._link_details:
+            return parsed.show
+        return await self._linked(parsed.show)
+
+    async def _linked(self, show: ShowIngest) -> ShowIngest:
+        """The show with details linked to looks and models named from its slideshow page.
+
+        A missing or unreadable slideshow page leaves the show as it is (details unlinked).
+        """
+        url = f"{show.url.split('#')[0].split('?')[0].rstrip('/')}/slideshow/collection"
+        try:
+            response = await self._get(url, missing_ok=True)
+            if response.status_code == 404:
+                log.info("vogue: %s: no slideshow page; details stay unlinked", show.show_key)
+                return show
+            linked = link_details(show, parse_slideshow(response.text, str(response.url)))
+        except SourceError as exc:
+            log.warning("vogue: %s: details stay unlinked: %s", show.show_key, exc)
+            return show
+        log.info(
+            "vogue: %s: %d of %d details linked to looks, %d of %d models named",
+            show.show_key,
+            linked.details_linked,
+            len(show.details),
+            linked.models_named,
+            len(show.looks),
+        )
+        return linked.show
 
     async def designer_url(self, brand: BrandTarget) -> str:
         """The brand's designer page: explicit slug, else the A–Z link, else the slugified name."""

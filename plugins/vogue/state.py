@@ -22,7 +22,7 @@ MARKER = "window.__PRELOADED_STATE__"
 _ASSIGN = re.compile(r"\s*=\s*")
 _DECODER = json.JSONDecoder()
 
-S = TypeVar("S", bound=Struct)
+S = TypeVar("S")
 
 
 class VogueParseError(SourceError):
@@ -71,8 +71,13 @@ class Image(_Camel):
 
 
 class Item(_Camel):
-    """One slide of a gallery: its own counter and its image."""
+    """One slide of a gallery: its slideshow ``url`` (``…#N``), caption and image.
 
+    ``look_number`` is the older shape's own counter; the real page has none.
+    """
+
+    url: Any = None
+    caption: Any = None
     look_number: Any = None
     image: Image | None = None
 
@@ -92,17 +97,31 @@ class Galleries(_Camel):
 
 
 class ShowTransformed(_Camel):
-    """``transformed`` of a show page."""
+    """``transformed`` of a show page, with its JSON-LD and canonical URL."""
 
     access: Any = None
     runway_show_content: Any = None
     runway_show_galleries: Galleries | None = None
+    jsonld: Any = msgspec.field(default=None, name="head.jsonld")
+    canonical_url: Any = msgspec.field(default=None, name="head.canonicalUrl")
 
 
 class ShowState(_Camel):
     """State of ``/fashion-shows/{season}/{designer}``."""
 
     transformed: ShowTransformed | None = None
+
+
+class SeasonTransformed(_Camel):
+    """``transformed`` of a season page."""
+
+    runway_season_content: Any = None
+
+
+class SeasonState(_Camel):
+    """State of ``/fashion-shows/{season}``."""
+
+    transformed: SeasonTransformed | None = None
 
 
 def gallery_items(raw: msgspec.Raw) -> list[Item | None]:

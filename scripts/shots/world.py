@@ -205,6 +205,10 @@ class World:
         raise TimeoutError("ingest jobs did not finish")
 
 
+MODELS = ("Ines Calder", "Marit Solberg", "Adaeze Okafor", "Lucía Ferrer", "Yuna Sato")
+"""Invented model names for the demo looks."""
+
+
 def runway_show(
     world: World,
     brand: str,
@@ -224,9 +228,15 @@ def runway_show(
     for number in range(1, looks + 1):
         path = f"/{key}/look-{number}.jpg"
         url = f"{world.image_base}{path}" if number in missing else world.photo(path, seed + number)
-        refs.append(Look(number=number, image=ImageRef(url=url)))
+        model = MODELS[(seed + number) % len(MODELS)]
+        refs.append(Look(number=number, image=ImageRef(url=url), model_name=model))
+    # As Vogue's slideshow links them: two details per look (looks 1, 4, 7, …); the last
+    # detail of a show with several is linked to none.
     extra = [
-        ImageRef(url=world.photo(f"/{key}/detail-{n}.jpg", seed + 500 + n))
+        ImageRef(
+            url=world.photo(f"/{key}/detail-{n}.jpg", seed + 500 + n),
+            look=(n - 1) // 2 * 3 + 1 if n < details or details == 1 else None,
+        )
         for n in range(1, details + 1)
     ]
     return ShowIngest(

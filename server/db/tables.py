@@ -50,7 +50,9 @@ class Article(Table, tablename="articles"):
 class Image(Table, tablename="images"):
     """One stored image of an article: a look (position = look number) or a detail shot.
 
-    ``key`` is content addressed and may be shared by several images.
+    ``key`` is content addressed and may be shared by several images. ``look_number`` is the
+    look the image shows: a look's own number, or the look a detail shot belongs to (NULL:
+    not linked); ``model_name`` is the model wearing a look. Index (article_id, look_number).
     """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers
@@ -69,6 +71,8 @@ class Image(Table, tablename="images"):
     uploaded_by_spider = Integer(default=0)
     created_at = BigInt(default=0)
     embed_leased_until = BigInt(default=0)
+    look_number = Integer(null=True, default=None)
+    model_name = Varchar(length=200, default="")
 
 
 class ImageEmbedding(Table, tablename="image_embeddings"):
@@ -115,6 +119,8 @@ class ImageNeighbor(Table, tablename="image_neighbors"):
 class CrawlTask(Table, tablename="crawl_tasks"):
     """A brand to crawl: queued → running → done | failed | canceled.
 
+    ``season`` (a source's season slug) limits the task to the brand's show of that season.
+
     Index (status, priority, id) serves the claim query.
     """
 
@@ -132,6 +138,7 @@ class CrawlTask(Table, tablename="crawl_tasks"):
     last_error = Text(default="")
     created_at = BigInt(default=0)
     updated_at = BigInt(default=0)
+    season = Varchar(length=200, default="")
 
 
 class IngestJob(Table, tablename="ingest_jobs"):

@@ -18,8 +18,8 @@ SQL = {
     "insert": """
         INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker,
                                  locked_at, attempts, shows_submitted, last_error,
-                                 created_at, updated_at)
-        VALUES ($1, $2, 'queued', $3, $4, '', 0, 0, 0, '', $5, $5)
+                                 created_at, updated_at, season)
+        VALUES ($1, $2, 'queued', $3, $4, '', 0, 0, 0, '', $5, $5, $6)
         RETURNING id""",
     "batch_lock": f"SELECT pg_advisory_xact_lock({BATCH_LOCK_KEY})",
     "insert_by_prefix": """
@@ -57,7 +57,7 @@ SQL = {
             SELECT id FROM (SELECT * FROM expired UNION ALL SELECT * FROM ready) AS candidate
             ORDER BY priority DESC, id
             LIMIT 1)
-        RETURNING id, brand_id, source, max_shows, attempts""",
+        RETURNING id, brand_id, source, max_shows, attempts, season""",
     "claimed_brand": "SELECT uid, name, slugs FROM brands WHERE id = $1",
     "lost": """
         SELECT id, status, worker, attempts FROM crawl_tasks
@@ -106,10 +106,12 @@ class PostgresCrawlStore:
         return bool(await pool.fetchval(SQL["brand_exists"], brand_id))
 
     async def insert(
-        self, brand_id: int, source: str, priority: int, max_shows: int, now: int
+        self, brand_id: int, source: str, priority: int, max_shows: int, now: int, season: str = ""
     ) -> int:
         pool = await self._pool.get()
-        return await pool.fetchval(SQL["insert"], brand_id, source, priority, max_shows, now)
+        return await pool.fetchval(
+            SQL["insert"], brand_id, source, priority, max_shows, now, season
+        )
 
     async def insert_by_prefix(
         self, like: str, source: str, priority: int, max_shows: int, limit: int, now: int
@@ -139,6 +141,7 @@ class PostgresCrawlStore:
             brand_uid=brand["uid"] if brand else "",
             brand_name=brand["name"] if brand else None,
             brand_slugs=brand["slugs"] if brand else "{}",
+            season=row["season"],
         )
 
     async def lost(self, expired_before: int, max_attempts: int, limit: int) -> list[TaskState]:

@@ -19,8 +19,9 @@ SQL = {
     "insert": """
         INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker,
                                  locked_at, attempts, shows_submitted, last_error,
-                                 created_at, updated_at)
-        VALUES (:brand_id, :source, 'queued', :priority, :max_shows, '', 0, 0, 0, '', :now, :now)
+                                 created_at, updated_at, season)
+        VALUES (:brand_id, :source, 'queued', :priority, :max_shows, '', 0, 0, 0, '', :now, :now,
+                :season)
         RETURNING id""",
     "insert_by_prefix": """
         INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker,
@@ -56,7 +57,7 @@ SQL = {
                     LIMIT 1))
             ORDER BY priority DESC, id
             LIMIT 1)
-        RETURNING id, brand_id, source, max_shows, attempts""",
+        RETURNING id, brand_id, source, max_shows, attempts, season""",
     "claimed_brand": "SELECT uid, name, slugs FROM brands WHERE id = :brand_id",
     "lost": """
         SELECT id, status, worker, attempts FROM crawl_tasks
@@ -117,7 +118,7 @@ class SqliteCrawlStore:
         return bool(row[0])
 
     async def insert(
-        self, brand_id: int, source: str, priority: int, max_shows: int, now: int
+        self, brand_id: int, source: str, priority: int, max_shows: int, now: int, season: str = ""
     ) -> int:
         params = {
             "brand_id": brand_id,
@@ -125,6 +126,7 @@ class SqliteCrawlStore:
             "priority": priority,
             "max_shows": max_shows,
             "now": now,
+            "season": season,
         }
         return await self._db.write(lambda conn: conn.execute(SQL["insert"], params).fetchone()[0])
 
@@ -170,6 +172,7 @@ class SqliteCrawlStore:
                 brand_uid=brand["uid"] if brand else "",
                 brand_name=brand["name"] if brand else None,
                 brand_slugs=brand["slugs"] if brand else "{}",
+                season=row["season"],
             )
 
         return await self._db.write(run)

@@ -20,7 +20,7 @@ ACTIVE = ("queued", "running")
 TASK_ROW = """
     SELECT t.id, t.brand_id, COALESCE(b.uid, '') AS brand_uid, COALESCE(b.name, '') AS brand_name,
            t.source, t.status, t.priority, t.max_shows, t.worker, t.locked_at, t.attempts,
-           t.shows_submitted, t.last_error, t.created_at, t.updated_at
+           t.shows_submitted, t.last_error, t.created_at, t.updated_at, t.season
     FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id"""
 """The list query's rows: every task column with its brand's uid and name (same SQL on both
 engines; each store appends its own filter, order and placeholders)."""
@@ -46,6 +46,7 @@ class ClaimedTask(Struct, frozen=True, kw_only=True):
     brand_uid: str
     brand_name: str | None
     brand_slugs: str
+    season: str = ""
 
 
 class CrawlTaskRow(Struct, frozen=True, kw_only=True):
@@ -66,6 +67,7 @@ class CrawlTaskRow(Struct, frozen=True, kw_only=True):
     last_error: str
     created_at: int
     updated_at: int
+    season: str = ""
 
 
 class CrawlStore(Protocol):
@@ -76,9 +78,9 @@ class CrawlStore(Protocol):
         ...
 
     async def insert(
-        self, brand_id: int, source: str, priority: int, max_shows: int, now: int
+        self, brand_id: int, source: str, priority: int, max_shows: int, now: int, season: str = ""
     ) -> int:
-        """Add a queued task; its id."""
+        """Add a queued task (of one season of the brand when ``season``); its id."""
         ...
 
     async def insert_by_prefix(

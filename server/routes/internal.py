@@ -1,4 +1,4 @@
-"""The signed spider API under ``/admin/internal``: ingest, upload-url and brand lookup.
+"""The signed spider API under ``/admin/internal``: ingest, upload-url, brand lookup/ensure.
 
 Bodies are decoded strictly into the wire Structs (``rk.server.requests``); every request
 is HMAC-checked by the router's guard (``rk.server.auth``) before a handler runs.
@@ -18,6 +18,7 @@ from rk.core.errors import InvalidKey
 from rk.core.keys import THUMB_KEY, parse_content_key
 from rk.core.storage import Storage
 from rk.core.wire import (
+    BrandEnsure,
     BrandInfo,
     IngestAccepted,
     ShowIngest,
@@ -25,8 +26,10 @@ from rk.core.wire import (
     UploadUrlRequest,
 )
 from rk.server.errors import ApiError, NotFound, Unavailable
+from rk.server.services.brand_admin import BrandInputError
 from rk.server.services.brands import brand_info
 from rk.server.services.intake import ShowIntake
+from rk.server.services.season_crawl import ensure_brand
 
 BrandRefParam = Annotated[
     str, Parameter(description="The brand's uid (as in a ShowIngest) or its numeric id")
@@ -34,7 +37,7 @@ BrandRefParam = Annotated[
 
 
 class InternalController(Controller):
-    """What spiders call: submit a show, get an upload URL, look up a brand."""
+    """What spiders call: submit a show, get an upload URL, look up or ensure a brand."""
 
     path = "/"
     tags = ("internal",)
@@ -85,4 +88,16 @@ class InternalController(Controller):
         info = await brand_info(ref)
         if info is None:
             raise NotFound(f"no brand {ref[:64]!r}")
+        return info
+
+    @post("/brands", status_code=200, summary="Find a brand by slug or name, creating it")
+    async def ensure_brand(self, data: JSONBody[BrandEnsure]) -> BrandInfo:
+        """The brand with this slug on the source (else this name), created when missing.
+
+        A spider crawling a whole season meets brands the archive does not have yet.
+        """
+        try:
+            info, _ = await ensure_brand(data.name, data.source, data.slug)
+        except BrandInputError as exc:
+            raise ApiError(str(exc)) from None
         return info

@@ -24,6 +24,7 @@ from typing import Literal, get_args
 import msgspec
 
 from rk.core.config import QueueSettings
+from rk.core.sources import season_slug
 from rk.core.wire import CrawlTask
 from rk.server.errors import ApiError, NotFound
 from rk.server.queues.crawl_store import (
@@ -103,14 +104,27 @@ class CrawlTasks:
         return cls(crawl_store_for(dsn), settings, clock)
 
     async def add_task(
-        self, brand_id: int, max_shows: int = 0, priority: int = 0, source: str = "vogue"
+        self,
+        brand_id: int,
+        max_shows: int = 0,
+        priority: int = 0,
+        source: str = "vogue",
+        season: str = "",
     ) -> int:
-        """Queue one brand for ``source``; ``max_shows`` 0 means every show. The task id."""
+        """Queue one brand for ``source``; ``max_shows`` 0 means every show. The task id.
+
+        With ``season`` (a season slug) the task is for the brand's show of that season.
+        """
         if max_shows < 0:
             raise ApiError(f"max_shows must be 0 (no limit) or more, not {max_shows}")
+        if season:
+            try:
+                season = season_slug(season)
+            except ValueError as exc:
+                raise ApiError(str(exc)) from None
         if not await self.store.brand_exists(brand_id):
             raise UnknownBrand(f"brand {brand_id} does not exist")
-        return await self.store.insert(brand_id, source, priority, max_shows, self.clock())
+        return await self.store.insert(brand_id, source, priority, max_shows, self.clock(), season)
 
     async def batch_add(
         self, prefix: str, max_shows: int, count: int, source: str = "vogue", priority: int = 0
@@ -146,6 +160,7 @@ class CrawlTasks:
                     max_shows=task.max_shows,
                     source=task.source,
                     slug=_slug(task.brand_slugs, source),
+                    season=task.season,
                 )
             state = TaskState(id=task.id, status="running", worker=worker, attempts=task.attempts)
             await self.store.finish(

@@ -42,11 +42,16 @@ DUPLICATE = (asyncpg.UniqueViolationError, sqlite3.IntegrityError)
 
 
 class Slot(Struct, frozen=True, kw_only=True):
-    """One image of the show: where it goes in the article and how the note names it."""
+    """One image of the show: where it goes in the article and how the note names it.
+
+    ``look_number`` is the look the image shows (a detail's linked look, None if unlinked).
+    """
 
     role: str
     position: int
     ref: ImageRef
+    look_number: int | None = None
+    model_name: str = ""
 
     @property
     def label(self) -> str:
@@ -56,9 +61,19 @@ class Slot(Struct, frozen=True, kw_only=True):
 
 def slots_of(show: ShowIngest) -> list[Slot]:
     """The looks in order, then the details numbered from 1."""
-    looks = [Slot(role="look", position=look.number, ref=look.image) for look in show.looks]
+    looks = [
+        Slot(
+            role="look",
+            position=look.number,
+            ref=look.image,
+            look_number=look.number,
+            model_name=look.model_name,
+        )
+        for look in show.looks
+    ]
     details = [
-        Slot(role="detail", position=i, ref=ref) for i, ref in enumerate(show.details, start=1)
+        Slot(role="detail", position=i, ref=ref, look_number=ref.look)
+        for i, ref in enumerate(show.details, start=1)
     ]
     return looks + details
 
@@ -268,6 +283,8 @@ async def _insert_images(
             source_url=slot.ref.url,
             uploaded_by_spider=int(image.uploaded_by_spider),
             created_at=now,
+            look_number=slot.look_number,
+            model_name=slot.model_name,
         )
         for slot, image in stored
     ]

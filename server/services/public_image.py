@@ -38,6 +38,7 @@ class ImagePage(Struct, frozen=True, kw_only=True):
     """An image, where it sits in its show, and the looks most like it.
 
     ``similar_note`` says why ``similar`` is empty (no model, not embedded yet); "" else.
+    ``look_id`` is, for a detail linked to a look, that look's own image (None otherwise).
     """
 
     image: Picture
@@ -49,6 +50,7 @@ class ImagePage(Struct, frozen=True, kw_only=True):
     model: str
     similar: list[ScoredLook]
     similar_note: str = ""
+    look_id: int | None = None
 
 
 async def _image_row(image_id: int) -> dict[str, object]:
@@ -87,8 +89,17 @@ async def get_image(storage: Storage, image_id: int, model: str | None) -> Image
         similar_looks = await scored_looks(storage, [(h.image_id, h.score) for h in hits])
         if not similar_looks:
             note = "No similar looks yet: this image's neighbours have not been computed."
+    image = await picture(storage, row, brand, season, title)
+    look_id = None
+    if image.look is not None:
+        own = await rows(
+            "SELECT id FROM images WHERE article_id = {} AND role = 'look' AND position = {}",
+            show["id"],
+            image.look,
+        )
+        look_id = int(own[0]["id"]) if own else None
     return ImagePage(
-        image=await picture(storage, row, brand, season, title),
+        image=image,
         show=ShowRef(
             id=int(show["id"]),
             title=title,
@@ -106,4 +117,5 @@ async def get_image(storage: Storage, image_id: int, model: str | None) -> Image
         model=model or "",
         similar=similar_looks,
         similar_note=note,
+        look_id=look_id,
     )

@@ -15,12 +15,19 @@ from rk.core.storage import Storage
 
 URL_TTL_S = 6 * 3600
 """Lifetime of presigned image URLs (S3 without a public base URL); far beyond page caching."""
-IMAGE_COLUMNS = "i.id, i.article_id, i.role, i.position, i.key, i.thumb_key, i.width, i.height"
+IMAGE_COLUMNS = (
+    "i.id, i.article_id, i.role, i.position, i.key, i.thumb_key, i.width, i.height,"
+    " i.look_number, i.model_name"
+)
 """The image columns ``picture`` reads (alias ``i``)."""
 
 
 class Picture(Struct, frozen=True, kw_only=True):
-    """One image: original and thumbnail URLs, stored size (0 = unknown), alt text."""
+    """One image: original and thumbnail URLs, stored size (0 = unknown), alt text.
+
+    ``look`` is, for a detail shot, the look it belongs to (None: not linked); a look's
+    ``model_name`` is the model wearing it ("" when the source did not say).
+    """
 
     image_id: int
     role: str
@@ -30,6 +37,8 @@ class Picture(Struct, frozen=True, kw_only=True):
     width: int
     height: int
     alt: str
+    look: int | None = None
+    model_name: str = ""
 
 
 def label(role: str, position: int) -> str:
@@ -37,9 +46,15 @@ def label(role: str, position: int) -> str:
     return f"{'look' if role == 'look' else 'detail'} {position}"
 
 
-def alt_text(brand: str, season: str, title: str, role: str, position: int) -> str:
-    """``Maison Aurele, Spring 2025 Ready-to-Wear, look 12`` (the title when no brand)."""
-    parts = [brand or title, season if brand else "", label(role, position)]
+def alt_text(
+    brand: str, season: str, title: str, role: str, position: int, look: int | None = None
+) -> str:
+    """``Maison Aurele, Spring 2025 Ready-to-Wear, look 12`` (the title when no brand).
+
+    A detail linked to its look says so: ``…, detail 3 of look 7``.
+    """
+    what = label(role, position) + (f" of look {look}" if look is not None else "")
+    parts = [brand or title, season if brand else "", what]
     return ", ".join(part for part in parts if part)
 
 
@@ -48,6 +63,8 @@ async def picture(
 ) -> Picture:
     """The Picture of an image row (``IMAGE_COLUMNS``) of an article with these names."""
     role, position = str(row["role"]), int(row["position"])
+    linked = row.get("look_number")
+    look = int(linked) if linked is not None and role != "look" else None
     thumb = str(row["thumb_key"] or "")
     return Picture(
         image_id=int(row["id"]),
@@ -57,5 +74,7 @@ async def picture(
         thumb_url=await storage.url_for(thumb, URL_TTL_S) if thumb else "",
         width=int(row["width"] or 0),
         height=int(row["height"] or 0),
-        alt=alt_text(brand, season, title, role, position),
+        alt=alt_text(brand, season, title, role, position, look),
+        look=look,
+        model_name=str(row.get("model_name") or "") if role == "look" else "",
     )

@@ -1,8 +1,9 @@
 """One published show as its page shows it: names, credits, looks in order, then details.
 
-rk does not know which look a detail shot belongs to (Vogue does not link them), so
-details follow the looks in their own order. Anything not published and live is a 404,
-whether it is pending, rejected, deleted or was never there: a guessed id tells nothing.
+Details follow the looks in their own order. When the source linked details to their looks
+(Vogue's slideshow page), ``detail_groups`` also sorts them under their look, in look
+order, the unlinked ones last. Anything not published and live is a 404, whether it is
+pending, rejected, deleted or was never there: a guessed id tells nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,41 @@ SHOW_SQL = (
 )
 
 
+class DetailGroup(Struct, frozen=True, kw_only=True):
+    """The detail shots of one look (``look`` None: those linked to no look).
+
+    ``look_image_id`` is the look's own image when the show has it; ``model_name`` its model.
+    """
+
+    look: int | None
+    look_image_id: int | None = None
+    model_name: str = ""
+    details: list[Picture]
+
+
+def detail_groups(looks: list[Picture], details: list[Picture]) -> list[DetailGroup]:
+    """Details under their look, in look order, then the unlinked; [] when none is linked."""
+    if all(detail.look is None for detail in details):
+        return []
+    by_look: dict[int | None, list[Picture]] = {}
+    for detail in details:
+        by_look.setdefault(detail.look, []).append(detail)
+    own = {look.position: look for look in looks}
+    numbers = sorted(n for n in by_look if n is not None)
+    groups = [
+        DetailGroup(
+            look=n,
+            look_image_id=own[n].image_id if n in own else None,
+            model_name=own[n].model_name if n in own else "",
+            details=by_look[n],
+        )
+        for n in numbers
+    ]
+    if None in by_look:
+        groups.append(DetailGroup(look=None, details=by_look[None]))
+    return groups
+
+
 class Show(Struct, frozen=True, kw_only=True):
     """A published show: its facts, credits and every image (looks, then details)."""
 
@@ -42,6 +78,7 @@ class Show(Struct, frozen=True, kw_only=True):
     updated_at: int
     looks: list[Picture]
     details: list[Picture]
+    detail_groups: list[DetailGroup] = []
 
 
 async def show_row(article_id: int) -> dict[str, Any]:
@@ -68,6 +105,8 @@ async def get_show(storage: Storage, article_id: int) -> Show:
     )
     brand, season, title = str(row["brand_name"]), str(row["season"]), str(row["title"])
     pictures = [await picture(storage, image, brand, season, title) for image in images]
+    looks = [p for p in pictures if p.role == "look"]
+    details = [p for p in pictures if p.role != "look"]
     return Show(
         id=int(row["id"]),
         title=title,
@@ -81,6 +120,7 @@ async def get_show(storage: Storage, article_id: int) -> Show:
         designer=str(row["designer"]),
         author=str(row["author"]),
         updated_at=int(row["updated_at"] or 0),
-        looks=[p for p in pictures if p.role == "look"],
-        details=[p for p in pictures if p.role != "look"],
+        looks=looks,
+        details=details,
+        detail_groups=detail_groups(looks, details),
     )

@@ -144,14 +144,20 @@ class SiteServer:
         return 200, headers, body
 
     def _find(self, path: str) -> Path | None:
-        """The file for a URL path: itself, ``path.html``, or an index file of the directory."""
+        """The file for a URL path: itself, an index file of the directory, or ``path.html``.
+
+        A page may have sub-pages (a show and its ``…/slideshow/collection``): ``path.html``
+        answers when the directory ``path`` has no index file.
+        """
         relative = path.lstrip("/")
         candidate = (self.root / relative).resolve()
         if not candidate.is_relative_to(self.root.resolve()):
             return None
         if candidate.is_dir():
-            return next((candidate / n for n in INDEX_FILES if (candidate / n).is_file()), None)
-        if candidate.is_file():
+            index = next((candidate / n for n in INDEX_FILES if (candidate / n).is_file()), None)
+            if index is not None:
+                return index
+        elif candidate.is_file():
             return candidate
         with_suffix = candidate.with_name(candidate.name + ".html")
         return with_suffix if with_suffix.is_file() else None

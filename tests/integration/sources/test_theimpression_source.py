@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import re
+
 import httpx
 import msgspec
 import pytest
@@ -63,7 +66,8 @@ async def test_rest_lists_every_page_and_needs_no_post_pages(
         SLUGS[6],
     ]
     assert "not street style" in str(shows[SLUGS[3]])
-    assert str(shows[SLUGS[4]]).endswith(": no images")
+    # Only furniture there, and an ad on a foreign host: refused, and said so.
+    assert str(shows[SLUGS[4]]).endswith(": no images (ads.partner.example (1) refused)")
     assert impression_site.paths() == [REST, REST]  # bodies came with the listing
 
 
@@ -148,6 +152,30 @@ async def test_original_images_and_cdn_images_are_served(
     impression_site.route(httpx.URL(cdn_url).path, body=b"\xff\xd8cdn")
     assert (await client.get(cdn_url)).content == b"\xff\xd8cdn"
     print(msgspec.json.format(msgspec.json.encode(paris)).decode())
+
+
+async def test_images_refused_for_their_host_are_a_warning_naming_hosts_and_counts(
+    impression_site: SiteServer, client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    cdn = impression_site.cdn_url.removeprefix("http://")
+    default = TheImpressionSource(client, {"base_url": impression_site.base_url})
+    coachella = (await default.list_shows(None, 3))[2]
+    assert coachella.key == SLUGS[2]
+    with (
+        caplog.at_level(logging.WARNING, logger="rk.plugins.theimpression"),
+        pytest.raises(ShowSkipped, match=rf"no images \({re.escape(cdn)} \(5\) refused\)"),
+    ):
+        await default.fetch_show(coachella, None)
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warnings] == [
+        f"theimpression: {coachella.url}: 5 images refused, their hosts are not in "
+        f"sources.theimpression.cdn_hosts: {cdn} (5)"
+    ]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="rk.plugins.theimpression"):
+        show = await source(impression_site, client).fetch_show(coachella, None)
+    assert len(show.looks) == 5
+    assert caplog.records == []
 
 
 async def test_post_404_and_429_are_clear_source_errors(

@@ -168,7 +168,9 @@ async def test_429_is_retried_by_the_shared_polite_client(vogue_site: SiteServer
     async with polite_client(settings) as polite:
         show = await source(vogue_site, polite).fetch_show(summary(vogue_site, key), None)
     assert len(show.looks) == 6
-    assert vogue_site.paths(f"/fashion-shows/{key}") == [f"/fashion-shows/{key}"] * 2
+    assert [p for p in vogue_site.paths() if p == f"/fashion-shows/{key}"] == [
+        f"/fashion-shows/{key}"
+    ] * 2
 
 
 async def test_crawl_of_brands_counts_shows_skips_and_failures(vogue_site: SiteServer) -> None:

@@ -7,6 +7,7 @@ Vogue source plugin over HTTP against the same local site the spiders crawl.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,6 +33,20 @@ async def expected_shows(site: PhotoSite, brand: str, max_shows: int = 0) -> lis
                 shows.append(await vogue.fetch_show(summary, target))
             except SourceError:
                 continue  # the spider fails on it too: not expected in the archive
+        return shows
+
+
+async def expected_season(site: PhotoSite, season: str) -> list[ShowIngest]:
+    """The shows a crawl of a whole season must submit, each under its listed brand."""
+    async with httpx.AsyncClient(timeout=10) as http:
+        vogue = VogueSource(http, {"base_url": site.base_url})
+        shows = []
+        for summary in await vogue.list_season(season):
+            target = BrandTarget(name=summary.brand_name, slug=summary.brand_slug)
+            try:
+                shows.append(await vogue.fetch_show(summary, target))
+            except SourceError:
+                continue  # skipped (paywalled) or broken: not expected in the archive
         return shows
 
 
@@ -65,6 +80,7 @@ async def check_archived(
 
     ``media(key)`` is the path where ``file://`` storage keeps a key. Each image row must
     name the show's URL at its position, the content key of the bytes the site served,
+    the look it shows (a detail's linked look, NULL when unlinked) and the look's model,
     and both the original and its thumbnail must be in storage.
     """
     rows: list[dict[str, Any]] = []
@@ -77,14 +93,31 @@ async def check_archived(
         slots = {(row["role"], row["position"]): row for row in images}
         wanted = {("look", look.number): look.image.url for look in show.looks}
         wanted |= {("detail", n): ref.url for n, ref in enumerate(show.details, start=1)}
+        links = {("look", look.number): (look.number, look.model_name) for look in show.looks}
+        links |= {("detail", n): (ref.look, "") for n, ref in enumerate(show.details, start=1)}
         assert set(slots) == set(wanted), f"{show.show_key}: image slots differ"
         for slot, url in wanted.items():
             row = slots[slot]
             data = site.photo(urlsplit(url).path)
             assert row["source_url"] == url
+            assert (row["look_number"], row["model_name"]) == links[slot], slot
             assert row["key"] == f"runway/{sha1_hex(data)}.jpg", f"{show.show_key} {slot}"
             assert media(row["key"]).read_bytes() == data
             assert row["thumb_key"] == f"thumb/{sha1_hex(data)}.jpg"
             assert media(row["thumb_key"]).stat().st_size > 0
         rows.extend(images)
     return rows
+
+
+async def article_id(show_key: str) -> int:
+    """The id of the article of ``show_key``."""
+    row = await Article.select(Article.id).where(Article.show_key == show_key).first()
+    assert row is not None, f"no article {show_key}"
+    return int(row["id"])
+
+
+async def publish(article: int) -> None:
+    """Publish an article, as a moderator's approval does."""
+    await Article.update({Article.status: "published", Article.updated_at: int(time.time())}).where(
+        Article.id == article
+    )

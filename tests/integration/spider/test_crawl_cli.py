@@ -65,6 +65,7 @@ def test_add_batch_list_cancel_retry_delete(crawl: Rk, tmp_path: Path) -> None:
         "brand",
         "source",
         "max_shows",
+        "season",
         "worker",
         "attempts",
         "shows_submitted",

@@ -55,10 +55,9 @@ def test_vogue_by_name_prints_json_lines_without_a_backend(site: PhotoSite, tmp_
     want = asyncio.run(archive.expected_shows(site, "Kestrel & Vine"))
     assert by_key(json_lines(done.stdout)) == by_key(want)
     images = sum(len(show.images()) for show in want)
-    assert (
-        done.stderr.strip()
-        .splitlines()[-1]
-        .startswith(f"shows {len(want)} submitted (0 skipped, 0 failed), images {images}: ")
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"printed {len(want)} shows (0 skipped, 0 failed), {images} image URLs "
+        "(nothing downloaded, uploaded or submitted)"
     )
     assert site.photo_gets() == 0  # -d reports URLs: nothing downloaded, nothing uploaded
 

@@ -11,6 +11,7 @@ import re
 import signal
 from pathlib import Path
 
+import httpx
 from integration.spider import archive
 from integration.spider.conftest import E2E
 from integration.spider.procs import claims, eventually, reports
@@ -118,3 +119,53 @@ async def test_cancel_or_delete_mid_crawl_does_not_interrupt_the_spider(e2e_sqli
     await eventually(archive.jobs_done, "every ingest job finished")
     await archive.check_archived(e2e.site, kestrel + halden, backend.media_path)
     assert spider.alive()
+
+
+async def test_a_season_queued_by_add_season_is_crawled_with_details_linked(e2e: E2E) -> None:
+    season = "fall-2031-ready-to-wear"
+    backend = e2e.backend(sources={"vogue": {"base_url": e2e.site.base_url}})
+    queued = backend.ok("crawl", "add-season", "vogue", season)
+    assert queued.splitlines()[-1].startswith(f"queued 3 tasks for {season} on vogue")
+    spider = e2e.spider("spider", backend)
+
+    async def finished() -> list[dict] | None:
+        tasks = await archive.all_tasks()
+        return tasks if all(t["status"] == "done" for t in tasks) else None
+
+    tasks = await eventually(finished, "every season task done")
+    await eventually(archive.jobs_done, "every ingest job finished")
+    assert {t["season"] for t in tasks} == {season}
+    assert sorted(t["shows_submitted"] for t in tasks) == [0, 1, 1]  # Paloma's is paywalled
+    want = await archive.expected_season(e2e.site, season)
+    rows = await archive.check_archived(e2e.site, want, backend.media_path)
+    by_show = {show.show_key: show for show in want}
+    aurele = by_show[f"{season}/maison-aurele"]
+    assert [d.look for d in aurele.details][:4] == [1, 1, 4, 4]
+    assert sum(row["role"] == "detail" and row["look_number"] is not None for row in rows) == 26
+    assert {row["model_name"] for row in rows if row["role"] == "look"} >= {"Ines Calder"}
+    assert all(row["model_name"] for row in rows if row["role"] == "look")
+    assert e2e.site.paths("/fashion-shows/designer") == []  # each show fetched by its slug
+    for row in tasks:
+        await spider.wait_for(f"claimed task={row['id']} brand=.* season={season}")
+
+    # Published, the public show page sorts the details under their looks.
+    aurele_id = await archive.article_id(f"{season}/maison-aurele")
+    await archive.publish(aurele_id)
+    async with httpx.AsyncClient(base_url=backend.url, timeout=10) as http:
+        page = await http.get(f"/shows/{aurele_id}", headers={"Accept": "text/html"})
+        api = (await http.get(f"/api/shows/{aurele_id}")).json()
+        first_detail = api["detail_groups"][0]["details"][0]["image_id"]
+        look_one = api["looks"][0]["image_id"]
+        detail_page = await http.get(f"/images/{first_detail}", headers={"Accept": "text/html"})
+        look_page = await http.get(f"/images/{look_one}", headers={"Accept": "text/html"})
+    assert f'<dt>Look</dt><dd><a href="/images/{look_one}">Look 1</a></dd>' in detail_page.text
+    assert "<dt>Model</dt><dd>Ines Calder</dd>" in look_page.text
+    titles = re.findall(r'<h3 class="detail-group__title">(.*?)</h3>', page.text, re.S)
+    assert len(titles) == 12
+    assert re.sub(r"<[^>]+>", "", titles[0]).split() == ["Look", "1", "·", "Ines", "Calder"]
+    assert re.sub(r"<[^>]+>", "", titles[-1]).strip() == "Other details"
+    groups = api["detail_groups"]
+    assert [g["look"] for g in groups] == [*range(1, 32, 3), None]
+    assert [len(g["details"]) for g in groups] == [2] * 11 + [2]
+    assert groups[0]["details"][0]["alt"].endswith("detail 1 of look 1")
+    assert groups[0]["look_image_id"] == api["looks"][0]["image_id"]

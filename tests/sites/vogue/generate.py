@@ -1,239 +1,157 @@
 """Writes the synthetic Vogue Runway site under tests/sites/vogue (run: python generate.py).
 
-Every brand, person and show here is invented. The pages follow the structure described in
-/work/shared/sources.md §1: server-rendered HTML whose data sits in
-``window.__PRELOADED_STATE__`` (with ``/`` escaped as ``\\u002F``), found by marker among
-other scripts. Image URLs use ``{{BASE}}``, which the local test server fills in.
+Every brand, person and show here is invented. Most show pages have the real shape of
+/work/shared/sources.md §4 (anchors in ``sectionHeader``, JSON-LD in ``head.jsonld``, items
+with caption and ``url`` fragment); three keep the older shape (plain-text headers,
+``lookNumber``) so the parser's fallbacks stay proven. Slideshow pages
+(``…/slideshow/collection``) hold ``runwaymoment`` slides that link detail shots to looks and
+name the model, at two different places in the state. Image URLs use ``{{BASE}}``, which the
+local test server fills in.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import sys
 from pathlib import Path
 from typing import Any
 
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from sites.vogue import pages
+from sites.vogue.pages import gallery, items, old_items
+
 HERE = Path(__file__).parent
-WIDTHS = {"sm": 360, "md": 640, "lg": 1280, "xl": 1600, "xxl": 2560}
-SCRIPT_END = "@@SCRIPT_END@@"
+Show = tuple[str, dict[str, Any], str]
 
 
-def photo_id(seed: str) -> str:
-    """A stable 24-hex photo id, like Vogue's Mongo-style ids."""
-    return hashlib.sha1(seed.encode()).hexdigest()[:24]
+def aurele_fall() -> dict[str, Show]:
+    """The big real-shape show: 60 looks, 24 details (22 linked), beauty and front row."""
+    ma, fw = "maison-aurele", "fall-2031-ready-to-wear"
+    state = pages.show_state(
+        slug=ma,
+        season=fw,
+        designer="Maison Aurèle",
+        season_title="Fall 2031 Ready-to-Wear",
+        galleries=[
+            gallery("collection", items(ma, fw, 60)),
+            gallery("detail", items(ma, fw, 24, "detail")),
+            gallery("beauty", items(ma, fw, 12, "beauty")),
+            gallery("front-row", items(ma, fw, 8, "front-row")),
+        ],
+        published="2031-03-04T16:12:00.000-05:00",
+        reviewers=("Harriet Vale", "Jonas Ekdahl"),
+        pub_date="March 4, 2031",
+    )
+    return {f"{fw}/{ma}": ("Maison Aurèle Fall 2031 Ready-to-Wear", state, "")}
 
 
-def rendition(pid: str, width: int, filename: str, comma: str = ",") -> dict[str, Any]:
-    url = f"{{{{BASE}}}}/photos/{pid}/master/w_{width}{comma}c_limit/{filename}"
-    return {"aspectRatio": "master", "width": width, "height": width * 3 // 2, "url": url}
+def aurele_fall_details(look: int) -> list[int]:
+    """Details 1–22 belong two by two to looks 1, 4, 7, …, 31; details 23–24 to none."""
+    first = (look - 1) // 3 * 2 + 1
+    return [first, first + 1] if look % 3 == 1 and first <= 22 else []
 
 
-def image(
-    seed: str, filename: str, keys: tuple[str, ...] = tuple(WIDTHS), comma: str = ","
-) -> dict:
-    """An image object shaped like a Verso photo: id, texts and renditions sm…xxl."""
-    pid = photo_id(seed)
-    sources = {key: rendition(pid, WIDTHS[key], filename, comma) for key in keys}
-    return {
-        "id": pid,
-        "contentType": "photo",
-        "altText": "Image may contain Clothing Apparel Human Person Fashion",
-        "credit": "Photo: Invented Runway Agency",
-        "caption": "",
-        "modelName": "",
-        "sources": sources,
-        "segmentedSources": {
-            "sm": [sources[k] for k in keys[:1]],
-            "lg": [sources[k] for k in keys[-1:]],
-        },
-    }
-
-
-def items(designer: str, season: str, count: int, kind: str = "") -> list[dict[str, Any]]:
-    """``count`` gallery items with string look numbers and an image each."""
-    middle = f"-{kind}" if kind else ""
-    out = []
-    for n in range(1, count + 1):
-        name = f"{n:05d}-{designer}-{season}{middle}-credit-gorunway.jpg"
-        out.append(
-            {
-                "caption": "",
-                "lookNumber": str(n),
-                "image": image(f"{designer}/{season}/{kind}/{n}", name),
-            }
+def slideshows() -> dict[str, str]:
+    """Slideshow pages by show key: slides found wherever they sit; one page unreadable."""
+    out: dict[str, str] = {}
+    ma, fw = "maison-aurele", "fall-2031-ready-to-wear"
+    slides = [
+        pages.runway_moment(
+            ma, fw, n, aurele_fall_details(n), pages.MODELS[(n - 1) % 8], model_on_image=False
         )
+        for n in range(1, 61)
+    ]
+    out[f"{fw}/{ma}"] = pages.page("Slideshow", pages.slideshow_state(slides, "nested"))
+    va = "veyra-atelier"
+    links = {2: [1, 2], 5: [3], 7: [4]}
+    slides = [
+        pages.runway_moment(va, fw, n, links.get(n, []), pages.MODELS[-n], model_on_image=True)
+        for n in range(1, 9)
+    ]
+    out[f"{fw}/{va}"] = pages.page("Slideshow", pages.slideshow_state(slides, "flat"))
+    kv, sp = "kestrel-vine", "sao-paolo-spring-2030"
+    slides = [pages.runway_moment(kv, sp, n, [], pages.MODELS[n], False) for n in range(1, 5)]
+    out[f"{sp}/{kv}"] = pages.page("Slideshow", pages.slideshow_state(slides, "nested"))
+    broken = '<html><script>window.__PRELOADED_STATE__ = {"transformed": {"gal</script></html>\n'
+    out[f"spring-2031-menswear/{kv}"] = broken
     return out
 
 
-def gallery(kind: str, title: str, gallery_items: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"id": f"gallery-{kind}", "title": title, "items": gallery_items}
-
-
-def noise(count: int) -> dict[str, Any]:
-    """Unrelated state a real page carries (navigation, tracking), for a realistic size."""
-    links = [{"text": f"Story {n}", "url": f"/article/story-{n}", "rank": n} for n in range(count)]
-    return {
-        "coreDataLayer": {"content": {"contentType": "runway", "functionalTags": ["runway"] * 4}},
-        "navigation": {"links": links, "footer": [{"text": "Privacy; Terms", "url": "/privacy"}]},
-        "ads": {"slots": [{"id": f"ad-{n}", "sizes": [[300, 250], [728, 90]]} for n in range(40)]},
-    }
-
-
-def page(title: str, state: dict[str, Any], tail: str = "") -> str:
-    """A server-rendered page: a few scripts, then the state assignment, then more scripts."""
-    blob = json.dumps(state, ensure_ascii=False, separators=(",", ":")).replace("/", "\\u002F")
-    blob = blob.replace(SCRIPT_END, "</script>")
-    return (
-        '<!DOCTYPE html><html lang="en-US"><head><meta charset="utf-8">'
-        f"<title>{title} | Vogue</title>\n"
-        '<script type="text/javascript">window.dataLayer = window.dataLayer || [];</script>\n'
-        '<script type="text/javascript">if (window.__PRELOADED_STATE__) { window.hydrate = 1; }'
-        "</script>\n"
-        f'<script type="text/javascript">window.__PRELOADED_STATE__ = {blob};{tail}</script>\n'
-        '<script type="text/javascript">window.__TRACKING__ = {"page": "runway"};</script>\n'
-        f'</head><body><div id="app"><h1>{title}</h1></div></body></html>\n'
-    )
-
-
-def show_state(
-    brand: str, season_title: str, galleries: list[dict[str, Any]], **content: Any
-) -> dict:
-    """The state of a show page."""
-    restricted = content.pop("restricted", False)
-    show = {
-        "brand": brand,
-        "sectionHeader": {"hed": brand, "subHed": season_title},
-        "designersDek": "",
-        "contributors": {"author": {"items": [{"name": "Harriet Vale"}]}},
-        "review": ["div", ["p", "A season of quiet tailoring; nothing shouted."]],
-    } | content
-    return {
-        **noise(120),
-        "transformed": {
-            "access": {"contentRestricted": restricted},
-            "runwayShowContent": show,
-            "runwayShowGalleries": {"galleries": galleries},
-        },
-    }
-
-
-def designer_state(name: str, shows: list[tuple[str, str]]) -> dict[str, Any]:
-    """The state of a designer page: shows newest first as ``(hed, url)``."""
-    collections = [
-        {
-            "hed": hed,
-            "url": url,
-            "image": {"sources": {"md": {"url": f"{{{{BASE}}}}/photos/cover{n}.jpg"}}},
-        }
-        for n, (hed, url) in enumerate(shows)
-    ]
-    content = {
-        "name": name,
-        "body": ["p", f"{name} is an invented label."],
-        "designerCollections": collections,
-    }
-    return {**noise(20), "transformed": {"runwayDesignerContent": content}}
-
-
-def az_state() -> dict[str, Any]:
-    """The A–Z page: groups of UPPERCASE names; KESTREL & VINE has no url (slugified)."""
-    groups = {
-        "H": [{"text": "HALDEN & CO.", "url": "/fashion-shows/designer/halden-company"}],
-        "K": [{"text": "KESTREL & VINE"}],
-        "M": [{"text": "MAISON AURÈLE", "url": "/fashion-shows/designer/maison-aurele"}],
-        "O": [{"text": "ODALYS NORTH", "url": "/fashion-shows/designer/odalys-north"}],
-        "P": [{"text": "PALOMA QUINTERO", "url": "/fashion-shows/designer/paloma-quintero"}],
-        "Z": [{"text": "ZÉPHYRINE LOOM", "url": "/fashion-shows/designer/zephyrine-loom"}],
-    }
-    grouped = [{"title": letter, "links": links} for letter, links in groups.items()]
-    return {**noise(60), "transformed": {"allRunwayDesigners": {"groupedLinks": grouped}}}
-
-
-def shows() -> dict[str, tuple[str, dict[str, Any], str]]:
-    """Show pages by ``season/designer``: (title, state, text after the assignment)."""
-    out: dict[str, tuple[str, dict[str, Any], str]] = {}
-    ma, fw = "maison-aurele", "fall-2031-ready-to-wear"
-    out[f"{fw}/{ma}"] = (
-        "Maison Aurèle Fall 2031 Ready-to-Wear",
-        show_state(
-            "Maison Aurèle",
-            "<span>Fall 2031</span> Ready-to-Wear",
-            [
-                gallery("collection", "Collection", items(ma, fw, 60)),
-                gallery("detail", "Details", items(ma, fw, 24, "detail")),
-                gallery("beauty", "Beauty", items(ma, fw, 12, "beauty")),
-                gallery("front-row", "Front Row", items(ma, fw, 8, "front-row")),
+def real_shows() -> dict[str, Show]:
+    """The other real-shape shows (a new designer, cities, numbering, holes, a paywall)."""
+    out: dict[str, Show] = {}
+    fw, va = "fall-2031-ready-to-wear", "veyra-atelier"
+    out[f"{fw}/{va}"] = (
+        "Veyra Atelier Fall 2031 Ready-to-Wear",
+        pages.show_state(
+            slug=va,
+            season=fw,
+            designer="Veyra Atelier",
+            season_title="Fall 2031 Ready-to-Wear",
+            galleries=[
+                gallery("collection", items(va, fw, 8)),
+                gallery("detail", items(va, fw, 4, "detail")),
             ],
-            designersDek='Creative director: <a href="/people/ines-marlowe">Inès Marlowe</a>',
-            eventDate="2031-03-04T19:00:00.000Z",
-            pubDate="2031-03-04T21:12:00.000Z",
-            contributors={
-                "author": {"items": [{"name": "Harriet Vale"}, {"name": "Jonas Ekdahl"}]}
-            },
-        ),
-        "",
-    )
-    ss = "spring-2031-ready-to-wear"
-    mixed = items(ma, ss, 12)
-    del mixed[1]["image"]["sources"]["xxl"]  # look 2: the largest left is xl
-    mixed[3]["image"] = image(
-        f"{ma}/{ss}/4", f"00004-{ma}-{ss}-credit-gorunway.jpg", ("md",), "%2C"
-    )
-    mixed[6]["lookNumber"] = 7  # a number, not a string: still look 7
-    out[f"{ss}/{ma}"] = (
-        "Maison Aurèle Spring 2031 Ready-to-Wear",
-        show_state(
-            "Maison Aurèle",
-            "Spring 2031 Ready-to-Wear",
-            [gallery("collection", "Collection", mixed)],
-            pubDate="March 9, 2031",
-        ),
-        "",
-    )
-    hc = "halden-company"
-    out[f"{ss}/{hc}"] = (
-        "Halden & Co. Spring 2031 Ready-to-Wear",
-        show_state(
-            "Halden & Co.",
-            "Spring 2031 Ready-to-Wear",
-            [gallery("collection", "Collection", items(hc, ss, 6))],
-            eventDate="2030-09-20",
-        ),
-        "",
-    )
-    resort = items(hc, "resort-2031", 5)
-    for item in resort:
-        del item["lookNumber"]  # numbered by position
-    out[f"resort-2031/{hc}"] = (
-        "Halden & Co. Resort 2031",
-        show_state(
-            "Halden & Co.",
-            "Resort 2031",
-            [{"title": "Collection", "items": resort}],
-            eventDate="TBA",
+            published="2031-03-06T10:30:00.000+01:00",
+            reviewers=("Jonas Ekdahl",),
         ),
         "",
     )
     kv = "kestrel-vine"
-    for season, title, count in (
-        ("copenhagen-fall-2031", "Copenhagen Fall 2031", 8),
-        ("spring-2031-menswear", "Spring 2031 Menswear", 6),
-        ("sao-paolo-spring-2030", "São Paolo Spring 2030", 4),
+    for season, title, looks, details, published in (
+        ("copenhagen-fall-2031", "Copenhagen Fall 2031", 8, 3, ""),
+        ("spring-2031-menswear", "Spring 2031 Menswear", 6, 2, "2030-06-20T09:00:00.000Z"),
+        ("sao-paolo-spring-2030", "São Paolo Spring 2030", 4, 0, "2029-10-02T12:00:00.000-03:00"),
     ):
+        galleries = [gallery("collection", items(kv, season, looks))]
+        if details:
+            galleries.append(gallery("detail", items(kv, season, details, "detail")))
         out[f"{season}/{kv}"] = (
             f"Kestrel & Vine {title}",
-            show_state(
-                "Kestrel & Vine",
-                title,
-                [gallery("collection", "Collection", items(kv, season, count))],
-                eventDate="2031-02-01T10:00:00.000Z",
+            pages.show_state(
+                slug=kv,
+                season=season,
+                designer="Kestrel & Vine",
+                season_title=title,
+                galleries=galleries,
+                published=published,
+                reviewers=("Sabine Roux",),
+                pub_date="February 1, 2031",
             ),
             "",
         )
+    ss, hc = "spring-2031-ready-to-wear", "halden-company"
+    numbered = items(hc, ss, 6)
+    del numbered[2]["url"]  # look 3: the caption says it (with markup)
+    numbered[2]["caption"] = "<em>Look</em>&nbsp;3"
+    numbered[3]["url"] = f"/fashion-shows/{ss}/{hc}/slideshow/collection"  # look 4: position
+    numbered[3]["caption"] = ""
+    numbered[4]["caption"] = "Look 50"  # look 5: the url fragment wins over the caption
+    out[f"{ss}/{hc}"] = (
+        "Halden & Co. Spring 2031 Ready-to-Wear",
+        pages.show_state(
+            slug=hc,
+            season=ss,
+            designer="Halden & Co.",
+            season_title="Spring 2031 Ready-to-Wear",
+            galleries=[gallery("collection", numbered)],
+            published="2030-09-20T14:00:00.000-04:00",
+            reviewers=("Harriet Vale",),
+        ),
+        "",
+    )
     pq = "paloma-quintero"
     out[f"{fw}/{pq}"] = (
         "Paloma Quintero Fall 2031 Ready-to-Wear",
-        show_state("Paloma Quintero", "Fall 2031 Ready-to-Wear", [], restricted=True),
+        pages.show_state(
+            slug=pq,
+            season=fw,
+            designer="Paloma Quintero",
+            season_title="Fall 2031 Ready-to-Wear",
+            galleries=[],
+            restricted=True,
+        ),
         "",
     )
     holes = items(pq, ss, 10)
@@ -242,20 +160,68 @@ def shows() -> dict[str, tuple[str, dict[str, Any], str]]:
     holes[5]["image"]["sources"] = {}  # look 6: no rendition at all
     out[f"{ss}/{pq}"] = (
         "Paloma Quintero Spring 2031 Ready-to-Wear",
-        show_state(
-            "Paloma Quintero",
-            "Spring 2031 Ready-to-Wear",
-            [gallery("collection", "Collection", holes)],
-            eventDate="2030-09-28T18:00:00.000Z",
+        pages.show_state(
+            slug=pq,
+            season=ss,
+            designer="Paloma Quintero",
+            season_title="Spring 2031 Ready-to-Wear",
+            galleries=[gallery("collection", holes)],
+            published="2030-09-28T18:00:00.000Z",
+            reviewers=("Sabine Roux",),
         ),
         "",
     )
-    tokyo = show_state(
+    return out
+
+
+def old_shows() -> dict[str, Show]:
+    """Shows in the older shape, proving the fallbacks."""
+    out: dict[str, Show] = {}
+    ma, ss = "maison-aurele", "spring-2031-ready-to-wear"
+    mixed = old_items(ma, ss, 12)
+    del mixed[1]["image"]["sources"]["xxl"]  # look 2: the largest left is xl
+    mixed[3]["image"] = pages.image(
+        f"{ma}/{ss}/collection/4", pages.file_name(ma, ss, "collection", 4), ("md",), "%2C", True
+    )
+    mixed[6]["lookNumber"] = 7  # a number, not a string: still look 7
+    out[f"{ss}/{ma}"] = (
+        "Maison Aurèle Spring 2031 Ready-to-Wear",
+        pages.old_show_state(
+            "Maison Aurèle",
+            "<span>Spring 2031</span> Ready-to-Wear",
+            [gallery("collection", mixed)],
+            designersDek='Creative director: <a href="/people/ines-marlowe">Inès Marlowe</a>',
+            pubDate="March 9, 2031",
+            contributors={
+                "author": {"items": [{"name": "Harriet Vale"}, {"name": "Jonas Ekdahl"}]}
+            },
+        ),
+        "",
+    )
+    hc = "halden-company"
+    resort = old_items(hc, "resort-2031", 5)
+    for item in resort:
+        del item["lookNumber"]  # numbered by position
+    out[f"resort-2031/{hc}"] = (
+        "Halden & Co. Resort 2031",
+        pages.old_show_state(
+            "Halden & Co.",
+            "Resort 2031",
+            [{"title": "Collection", "items": resort}],
+            eventDate="TBA",
+        ),
+        "",
+    )
+    pq = "paloma-quintero"
+    tokyo = pages.old_show_state(
         "Paloma Quintero",
         "Tokyo Spring 2031",
-        [gallery("collection", "Collection", items(pq, "tokyo-spring-2031", 5))],
+        [gallery("collection", old_items(pq, "tokyo-spring-2031", 5))],
         eventDate="2030-10-14T11:00:00.000Z",
-        review=["p", f"Doors at 8; lights out at 9{SCRIPT_END} and a standing ovation; {{brace}}"],
+        review=[
+            "p",
+            f"Doors at 8; lights out at 9{pages.SCRIPT_END} and a standing ovation; {{brace}}",
+        ],
     )
     out[f"tokyo-spring-2031/{pq}"] = (
         "Paloma Quintero Tokyo Spring 2031",
@@ -263,6 +229,28 @@ def shows() -> dict[str, tuple[str, dict[str, Any], str]]:
         'window.__APOLLO_STATE__ = {"a": ";"};',
     )
     return out
+
+
+def seasons() -> dict[str, tuple[str, list[tuple[str, str]]]]:
+    """Season pages by slug: the season's name and every show's (designer, slug)."""
+    return {
+        "fall-2031-ready-to-wear": (
+            "Fall 2031 Ready-to-Wear",
+            [
+                ("Maison Aurèle", "maison-aurele"),
+                ("Paloma Quintero", "paloma-quintero"),
+                ("Veyra Atelier", "veyra-atelier"),
+            ],
+        ),
+        "spring-2031-ready-to-wear": (
+            "Spring 2031 Ready-to-Wear",
+            [
+                ("Halden & Co.", "halden-company"),
+                ("Maison Aurèle", "maison-aurele"),
+                ("Paloma Quintero", "paloma-quintero"),
+            ],
+        ),
+    }
 
 
 def designers() -> dict[str, tuple[str, list[tuple[str, str]]]]:
@@ -309,13 +297,20 @@ def designers() -> dict[str, tuple[str, list[tuple[str, str]]]]:
 
 def build(root: Path) -> dict[Path, str]:
     """Every file of the site, by path under ``root``."""
-    files = {root / "fashion-shows" / "designers.html": page("Designers A–Z", az_state())}
+    shows = root / "fashion-shows"
+    files = {shows / "designers.html": pages.page("Designers A–Z", pages.az_state())}
     for slug, (name, listed) in designers().items():
-        files[root / "fashion-shows" / "designer" / f"{slug}.html"] = page(
-            name, designer_state(name, listed)
+        files[shows / "designer" / f"{slug}.html"] = pages.page(
+            name, pages.designer_state(name, listed)
         )
-    for key, (title, state, tail) in shows().items():
-        files[root / "fashion-shows" / f"{key}.html"] = page(title, state, tail)
+    for slug, (name, listed) in seasons().items():
+        files[shows / slug / "index.html"] = pages.page(
+            name, pages.season_state(name, slug, listed)
+        )
+    for key, (title, state, tail) in (aurele_fall() | real_shows() | old_shows()).items():
+        files[shows / f"{key}.html"] = pages.page(title, state, tail)
+    for key, text in slideshows().items():
+        files[shows / key / "slideshow" / "collection.html"] = text
     return files
 
 

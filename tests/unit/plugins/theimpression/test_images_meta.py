@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rk.plugins.theimpression.images import ImagePolicy, content_images, parse_srcset, to_original
+from rk.plugins.theimpression.images import (
+    Harvest,
+    ImagePolicy,
+    content_images,
+    harvest,
+    parse_srcset,
+    to_original,
+)
 from rk.plugins.theimpression.meta import (
     city_of,
     is_street_style,
@@ -111,3 +118,21 @@ def test_season(texts: list[str], season: str) -> None:
 )
 def test_photographer(lines: list[str], name: str) -> None:
     assert photographer_of(lines) == name
+
+
+def test_photos_refused_for_their_host_are_counted_per_host() -> None:
+    body = (
+        '<img src="https://other.test/a.jpg">'
+        '<img src="https://other.test/b.jpg" srcset="https://other.test/b-2.jpg 900w">'
+        '<img src="https://cdn2.test:8443/c.jpg">'
+        f'<img src="https://other.test/d.jpg" data-src="{UP}/d.jpg">'  # one candidate accepted
+        '<img src="https://other.test/e.gif">'  # not a photo type
+        '<div class="avatar"><img src="https://gravatar.test/u.jpg"></div>'  # furniture
+        '<img src="https://s.test/theme/logo.jpg">'  # site host, not uploads: not a CDN matter
+    )
+    found = harvest(body, "https://s.test/post/", POLICY)
+    assert found == Harvest(urls=[f"{UP}/d.jpg"], refused={"other.test": 2, "cdn2.test:8443": 1})
+    assert found.refused_line() == "other.test (2), cdn2.test:8443 (1)"
+    assert harvest(body, "https://s.test/post/", POLICY).urls == content_images(
+        body, "https://s.test/post/", POLICY
+    )

@@ -1,4 +1,8 @@
-"""Property tests: whatever a page holds, the Vogue parsers answer or raise VogueParseError."""
+"""Property tests: whatever a page holds, the Vogue parsers answer or raise VogueParseError.
+
+The slideshow linker is held to more: it never adds, drops or changes an image, and every
+link it makes is a look number or None.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,21 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rk.core.errors import ShowSkipped
-from rk.core.wire import ShowIngest
+from rk.core.wire import ImageRef, Look, ShowIngest
 from rk.plugins.vogue.parse import (
     ParsedShow,
     VogueParseError,
     parse_designer_shows,
     parse_designers,
+    parse_season,
     parse_show,
 )
+from rk.plugins.vogue.slideshow import link_details, parse_slideshow
 
 URL = "https://runway.test/fashion-shows/fall-2031-ready-to-wear/maison-aurele"
 # Keys rk reads, mixed with random ones, so generated states reach deep into the parsers.
@@ -54,6 +61,18 @@ KEYS = st.sampled_from(
         "contributors",
         "author",
         "name",
+        "caption",
+        "head.jsonld",
+        "head.canonicalUrl",
+        "@type",
+        "keywords",
+        "headline",
+        "datePublished",
+        "runwaySeasonContent",
+        "allShows",
+        "contentType",
+        "details",
+        "modelName",
     ]
 ) | st.text(max_size=8)
 SCALARS = (
@@ -62,7 +81,13 @@ SCALARS = (
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.sampled_from(
-        ["gallery-collection", "Collection", "gallery-detail", "Details", "3", "/a.jpg"]
+        [
+            *("gallery-collection", "Collection", "gallery-detail", "Details", "3", "/a.jpg"),
+            *("Article", "runwaymoment", "Look 2", "Detail Look 2", "/s/d/slideshow/collection#4"),
+            '<a href="/fashion-shows/designer/x">X &amp; Y</a>',
+            "2031-03-04T16:12:00-05:00",
+            "/photos/0123456789abcdef01234567/master/w_1,c_limit/a.jpg",
+        ]
     )
     | st.text(max_size=20)
 )
@@ -82,7 +107,12 @@ RENDITION = st.fixed_dictionaries({"url": URLS}, optional={"width": SCALARS})
 IMAGE = st.fixed_dictionaries(
     {"sources": st.dictionaries(RENDITION_KEYS, RENDITION, min_size=1, max_size=4)}
 )
-ITEM = st.fixed_dictionaries({"image": IMAGE}, optional={"lookNumber": SCALARS}) | JSON
+ITEM = (
+    st.fixed_dictionaries(
+        {"image": IMAGE}, optional={"lookNumber": SCALARS, "caption": SCALARS, "url": SCALARS}
+    )
+    | JSON
+)
 GALLERY = st.fixed_dictionaries(
     {"id": st.sampled_from(["gallery-collection", "gallery-detail", "gallery-beauty"])},
     optional={"title": SCALARS, "items": st.lists(ITEM, min_size=1, max_size=6)},
@@ -95,7 +125,7 @@ SHOW_STATE = st.fixed_dictionaries(
                     {"galleries": st.lists(GALLERY, max_size=3)}
                 )
             },
-            optional={"access": JSON, "runwayShowContent": JSON},
+            optional={"access": JSON, "runwayShowContent": JSON, "head.jsonld": JSON},
         )
     }
 )
@@ -115,7 +145,7 @@ def attempt(call: Callable[[], object], allowed: tuple[type[Exception], ...]) ->
 
 
 def check_all(html: str) -> None:
-    for parser in (parse_designers, parse_designer_shows):
+    for parser in (parse_designers, parse_designer_shows, parse_season):
         result = attempt(lambda parser=parser: parser(html, URL), (VogueParseError,))
         assert isinstance(result, list | VogueParseError)
     result = attempt(lambda: parse_show(html, URL, original=True), (VogueParseError, ShowSkipped))
@@ -156,3 +186,56 @@ def test_arbitrary_json_under_transformed(inner: Any) -> None:
 @given(SHOW_STATE)
 def test_show_shaped_state_with_arbitrary_leaves(state: Any) -> None:
     check_all(page(state))
+
+
+SHOW = ShowIngest(
+    source="vogue",
+    show_key="s/d",
+    title="t",
+    looks=[
+        Look(number=n, image=ImageRef(url=f"https://c.test/photos/{n:024x}/master/pass/l.jpg"))
+        for n in (1, 2, 4)
+    ],
+    details=[
+        ImageRef(url=f"https://c.test/photos/{n:024x}/master/pass/d.jpg") for n in (17, 18, 19)
+    ],
+)
+MOMENT = st.fixed_dictionaries(
+    {"contentType": st.just("runwaymoment")},
+    optional={
+        "image": st.fixed_dictionaries({"id": st.sampled_from([f"{n:024x}" for n in (1, 2, 4)])})
+        | JSON,
+        "details": st.lists(
+            st.fixed_dictionaries({"id": st.sampled_from([f"{n:024x}" for n in (17, 18, 19)])})
+            | JSON,
+            max_size=3,
+        ),
+        "modelName": SCALARS,
+        "caption": SCALARS,
+        "url": SCALARS,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        MOMENT | SCALARS,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
+        max_leaves=20,
+    )
+)
+def test_slideshow_links_never_change_the_images(state: Any) -> None:
+    result = attempt(lambda: parse_slideshow(page(state), URL), (VogueParseError,))
+    if isinstance(result, VogueParseError):
+        assert "\n" not in str(result)
+        return
+    assert isinstance(result, list)
+    linked = link_details(SHOW, result)
+    show = linked.show
+    assert [look.image for look in show.looks] == [look.image for look in SHOW.looks]
+    assert [look.number for look in show.looks] == [1, 2, 4]
+    assert [d.url for d in show.details] == [d.url for d in SHOW.details]
+    assert all(d.look is None or 1 <= d.look <= 100_000 for d in show.details)
+    assert all(len(look.model_name) <= 200 for look in show.looks)
+    assert msgspec.json.decode(msgspec.json.encode(show), type=ShowIngest) == show
