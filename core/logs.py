@@ -89,3 +89,6 @@ def setup_logging(fmt: LogFormat = "text", level: str | int = logging.INFO) -> N
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper() if isinstance(level, str) else level)
+    # httpx logs every request at INFO: that is debug output for rk's commands.
+    quiet = logging.WARNING if root.level > logging.DEBUG else logging.NOTSET
+    logging.getLogger("httpx").setLevel(quiet)
