@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar, cast
 
 import typer
 
@@ -19,7 +19,7 @@ from rk.core.config import Settings
 from rk.core.errors import RkError
 
 if TYPE_CHECKING:
-    from rk.server.services.crawl_tasks import CrawlTaskRow, CrawlTasks
+    from rk.server.services.crawl_tasks import CrawlTaskRow, CrawlTasks, TaskStatus
 
 crawl_app = typer.Typer(
     help="Queue brands for the spiders and watch the queue.", no_args_is_help=True
@@ -157,7 +157,7 @@ def list_(
     settings = settings_from(config, data_dir)
 
     async def work(tasks: CrawlTasks) -> list[CrawlTaskRow]:
-        return await tasks.list_tasks(status, limit)
+        return await tasks.list_tasks(cast("TaskStatus | None", status), limit)
 
     rows = _with_tasks(settings, work)
     if not rows:

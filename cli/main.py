@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 from typing import Annotated
 
@@ -14,6 +13,7 @@ from rk.cli import (
     config_cmd,
     crawl_cmd,
     db_cmd,
+    doctor_cmd,
     embed_cmd,
     plugins_cmd,
     serve_cmd,
@@ -21,6 +21,7 @@ from rk.cli import (
     spider_embed,
     vision_cmd,
 )
+from rk.cli.common import start_logging
 from rk.core.errors import RkError
 
 app = typer.Typer(
@@ -45,13 +46,12 @@ def main(
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+    log_json: Annotated[
+        bool, typer.Option("--log-json", help="Log one JSON object per line (log.format: json).")
+    ] = False,
 ) -> None:
     """rk: collect, moderate and search fashion imagery."""
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    start_logging(json=log_json, verbose=verbose)
 
 
 plugins_cmd.register(app)
@@ -64,6 +64,7 @@ spider_embed.register(app)
 embed_cmd.register(app)
 vision_cmd.register(app)
 serve_cmd.register(app)
+doctor_cmd.register(app)
 
 
 def run() -> None:

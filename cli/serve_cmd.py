@@ -66,13 +66,15 @@ def _migrate(settings: Settings) -> None:
         log.info("migrations applied: %s", ", ".join(applied))
 
 
-def _announce_secret(settings: Settings, secret: str, path: str) -> None:
+def _announce_secret(settings: Settings, path: str) -> None:
+    """What a spider's config.yml needs, naming the secret's file (never printing it:
+    stderr ends up in journald and log collectors)."""
     endpoint = f"http://{settings.server.host}:{settings.server.port}/admin/internal/ingest"
     if settings.server.public_url:
         endpoint = settings.server.public_url.rstrip("/") + "/admin/internal/ingest"
     typer.echo(
         f"generated the ingest secret in {path} (first start). A spider's config.yml needs:\n"
-        f"ingest:\n  enabled: true\n  endpoint: {endpoint}\n  secret: {secret}",
+        f"ingest:\n  enabled: true\n  endpoint: {endpoint}\n  secret: <the contents of {path}>",
         err=True,
     )
 
@@ -103,7 +105,7 @@ def serve_backend(
     except RkError as exc:
         fail(str(exc))
     if secrets.created:
-        _announce_secret(settings, secrets.ingest, secrets.source)
+        _announce_secret(settings, secrets.source)
     _migrate(settings)
     app = create_app(settings, get_plugin_manager())
     server = uvicorn.Server(

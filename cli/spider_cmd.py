@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rk.cli.common import ConfigOption, fail, settings_from
+from rk.cli.common import (
+    ConfigOption,
+    MetricsHostOption,
+    MetricsPortOption,
+    fail,
+    settings_from,
+    start_metrics,
+)
 from rk.cli.spider_oneshot import add_oneshot_commands, quiet_http_logs
 from rk.core.config import Settings
 from rk.core.errors import RkError
-from rk.core.sources import get_source
+from rk.core.sources import Source, get_source
+
+if TYPE_CHECKING:
+    import httpx
+
+    from rk.core.client import BackendClient
+    from rk.core.media_upload import MediaUploader
 
 spider_app = typer.Typer(
     help="Crawl sources: serve the task queue or crawl once.", no_args_is_help=True
@@ -34,6 +47,8 @@ def serve(
         typer.Option("--max-co", "-m", min=1, max=64, help="Concurrent requests inside one brand."),
     ] = 5,
     config: ConfigOption = None,
+    metrics_port: MetricsPortOption = None,
+    metrics_host: MetricsHostOption = "127.0.0.1",
 ) -> None:
     """Claim crawl tasks from the backend, crawl them and report the results."""
     if interval < 1:
@@ -47,12 +62,13 @@ def serve(
         require_ingest(settings)
     except RkError as exc:
         fail(str(exc))
+    start_metrics(metrics_port, metrics_host)
     code = asyncio.run(_serve(settings, source_cls, workers, interval, max_co))
     raise typer.Exit(code)
 
 
 async def _serve(
-    settings: Settings, source_cls: type, workers: int, interval: float, max_co: int
+    settings: Settings, source_cls: type[Source], workers: int, interval: float, max_co: int
 ) -> int:
     from rk.core.client import BackendClient, BackendError
     from rk.core.http import polite_client
@@ -86,13 +102,15 @@ async def _serve(
     return 0
 
 
-def _uploader(settings: Settings, client: object, http: object) -> object | None:
+def _uploader(
+    settings: Settings, client: BackendClient, http: httpx.AsyncClient
+) -> MediaUploader | None:
     """The direct media uploader when ``media.upload`` is on, else None (URLs only)."""
     if not settings.media.upload:
         return None
     from rk.core.media_upload import MediaUploader
 
-    return MediaUploader(client, http, settings)  # type: ignore[arg-type]
+    return MediaUploader(client, http, settings)
 
 
 def register(app: typer.Typer) -> None:

@@ -15,14 +15,27 @@ import logging
 import re
 import signal
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rk.cli.common import ConfigOption, fail, settings_from
+from rk.cli.common import (
+    ConfigOption,
+    MetricsHostOption,
+    MetricsPortOption,
+    fail,
+    settings_from,
+    start_metrics,
+)
 from rk.cli.spider_oneshot import quiet_http_logs
 from rk.core.config import Settings
 from rk.core.errors import RkError
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from rk.core.embed_worker import Encoder
+    from rk.core.embedders import Embedder
 
 log = logging.getLogger("rk.spider.embed")
 KIND = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
@@ -57,6 +70,8 @@ def embed(
         ),
     ] = None,
     config: ConfigOption = None,
+    metrics_port: MetricsPortOption = None,
+    metrics_host: MetricsHostOption = "127.0.0.1",
 ) -> None:
     """Embed pending images: lease → download → embed → submit vectors and failures."""
     if not KIND.match(kind):
@@ -68,6 +83,7 @@ def embed(
     quiet_http_logs()
     vision_endpoint = settings.vision.endpoint if endpoint is None else endpoint
     embedder = None if vision_endpoint else _load_embedder(settings)
+    start_metrics(metrics_port, metrics_host)
     code = asyncio.run(
         _run(
             settings,
@@ -98,7 +114,7 @@ def _check_backend(settings: Settings) -> None:
         fail(f"rk spider embed: {exc}")
 
 
-def _load_embedder(settings: Settings) -> object:
+def _load_embedder(settings: Settings) -> Embedder:
     """The configured embedder plugin with its model loaded; bad config exits 2."""
     import msgspec
 
@@ -108,6 +124,13 @@ def _load_embedder(settings: Settings) -> object:
         return get_embedder(settings.vision.embedder)(msgspec.to_builtins(settings.vision))
     except RkError as exc:
         fail(str(exc))
+
+
+def _loaded(embedder: Embedder | None) -> Embedder:
+    """The in-process embedder, which ``embed`` loads whenever no vision endpoint is set."""
+    if embedder is None:
+        raise RuntimeError("no vision endpoint and no embedder loaded")
+    return embedder
 
 
 class _Bar:
@@ -124,17 +147,17 @@ class _Bar:
             console=Console(stderr=True),
             transient=True,
         )
-        self.task: object | None = None
+        self.task: TaskID | None = None
 
     def start(self, total: int) -> None:
         if self.task is not None:
-            self.progress.remove_task(self.task)  # type: ignore[arg-type]
+            self.progress.remove_task(self.task)
         self.progress.start()
         self.task = self.progress.add_task("embed", total=total)
 
     def advance(self, count: int) -> None:
         if self.task is not None:
-            self.progress.advance(self.task, count)  # type: ignore[arg-type]
+            self.progress.advance(self.task, count)
 
     def stop(self) -> None:
         self.progress.stop()
@@ -142,7 +165,7 @@ class _Bar:
 
 async def _run(
     settings: Settings,
-    embedder: object | None,
+    embedder: Embedder | None,
     endpoint: str,
     *,
     kind: str,
@@ -177,7 +200,9 @@ async def _run(
             BackendClient(settings.ingest.endpoint, settings.ingest.secret) as client,
             httpx.AsyncClient(timeout=timeout) as http,
         ):
-            encoder = RemoteEncoder(endpoint, http) if endpoint else LocalEncoder(embedder)  # type: ignore[arg-type]
+            encoder: Encoder = (
+                RemoteEncoder(endpoint, http) if endpoint else LocalEncoder(_loaded(embedder))
+            )
             worker = EmbedWorker(
                 client,
                 encoder,

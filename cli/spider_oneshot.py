@@ -12,7 +12,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import msgspec
 import typer
@@ -33,6 +33,12 @@ from rk.core.sources import (
     source_registry,
 )
 from rk.core.wire import BrandEnsure, ShowIngest
+
+if TYPE_CHECKING:
+    import httpx
+
+    from rk.core.client import BackendClient
+    from rk.core.media_upload import MediaUploader
 
 DebugOption = Annotated[
     bool, typer.Option("--debug", "-d", help="Print ShowIngest JSON Lines; report nothing.")
@@ -160,8 +166,15 @@ async def _run(
     return 0
 
 
+def _needed(client: BackendClient | None) -> BackendClient:
+    """The backend client, which ``_run`` opens whenever a step needs the backend."""
+    if client is None:
+        raise RuntimeError("a step that talks to the backend ran without a backend client")
+    return client
+
+
 async def _brand(
-    client: object,
+    client: BackendClient | None,
     cls: type[Source],
     brand_id: int | None,
     name: str | None,
@@ -172,13 +185,13 @@ async def _brand(
     if not cls.needs_brand or (season and brand_id is None and not (name or slug)):
         return None
     if brand_id is not None:
-        info = await client.brand(brand_id)  # type: ignore[attr-defined]
+        info = await _needed(client).brand(brand_id)
         found = slug or info.slugs.get(cls.name, "")
         return BrandTarget(id=info.id, uid=info.uid, name=info.name, slug=found, season=season)
     return BrandTarget(name=name or slug or "", slug=slug or "", season=season)
 
 
-def season_brands(client: object | None, source: str) -> BrandFor:
+def season_brands(client: BackendClient | None, source: str) -> BrandFor:
     """Each season show's brand: found or created in the backend by its slug.
 
     Without a backend (``-d``) the brand is just named as the season page names it.
@@ -189,10 +202,8 @@ def season_brands(client: object | None, source: str) -> BrandFor:
         if client is None:
             return BrandTarget(name=show.brand_name, slug=show.brand_slug)
         ensure = BrandEnsure(name=show.brand_name, source=source, slug=show.brand_slug)
-        info = await retry_backend(
-            lambda: client.ensure_brand(ensure),  # type: ignore[attr-defined]
-            what="brand",
-        )
+        backend = client
+        info = await retry_backend(lambda: backend.ensure_brand(ensure), what="brand")
         return BrandTarget(id=info.id, uid=info.uid, name=info.name, slug=show.brand_slug)
 
     return brand_for
@@ -201,15 +212,15 @@ def season_brands(client: object | None, source: str) -> BrandFor:
 async def _crawl(
     settings: Settings,
     cls: type[Source],
-    http: object,
-    client: object,
+    http: httpx.AsyncClient,
+    client: BackendClient | None,
     brand: BrandTarget | None,
     limit: int,
     debug: bool,
     season: str = "",
 ) -> CrawlStats:
-    source = cls(http, settings.sources.get(cls.name, {}))  # type: ignore[arg-type]
-    uploader = None
+    source = cls(http, settings.sources.get(cls.name, {}))
+    uploader: MediaUploader | None = None
     if debug:
 
         async def sink(show: ShowIngest) -> None:
@@ -218,14 +229,15 @@ async def _crawl(
 
     else:
         from rk.core.client import retry_backend
+        from rk.core.media_upload import MediaUploader
+
+        backend = _needed(client)
 
         async def sink(show: ShowIngest) -> None:
-            await retry_backend(lambda: client.ingest(show))  # type: ignore[attr-defined]
+            await retry_backend(lambda: backend.ingest(show))
 
         if settings.media.upload:
-            from rk.core.media_upload import MediaUploader
-
-            uploader = MediaUploader(client, http, settings)  # type: ignore[arg-type]
+            uploader = MediaUploader(backend, http, settings)
 
     console = Console(stderr=True)
     with Progress(

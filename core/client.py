@@ -38,6 +38,7 @@ from rk.core.wire import (
     ErrorBody,
     IngestAccepted,
     PendingEmbeddings,
+    Pong,
     ShowIngest,
     UploadUrl,
     UploadUrlRequest,
@@ -204,6 +205,10 @@ class BackendClient:
                 f"{response.request.method} {response.request.url.path}: backend answered "
                 f"HTTP {response.status_code} with a body that is not a {answer.__name__}: {line}"
             ) from None
+
+    async def ping(self) -> Pong:
+        """A signed round trip that changes nothing (``rk doctor``): the backend's clock."""
+        return self._decode(await self._call("GET", "ping"), Pong)
 
     async def ingest(self, show: ShowIngest) -> IngestAccepted:
         """Submit one show; the backend queues an ingest job."""

@@ -109,6 +109,13 @@ class QueueSettings(Section):
     poll_interval_s: float = 1.0
 
 
+class LogSettings(Section):
+    """Log output: ``text`` for people, ``json`` (one object per line) for machines."""
+
+    format: Literal["text", "json"] = "text"
+    level: Literal["debug", "info", "warning", "error"] = "info"
+
+
 class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     """All of rk's settings. Empty ``database``/``storage`` mean the embedded default."""
 
@@ -123,6 +130,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     spider: SpiderSettings = msgspec.field(default_factory=SpiderSettings)
     security: SecuritySettings = msgspec.field(default_factory=SecuritySettings)
     queues: QueueSettings = msgspec.field(default_factory=QueueSettings)
+    log: LogSettings = msgspec.field(default_factory=LogSettings)
     sources: dict[str, dict[str, Any]] = {}
 
     @property
@@ -271,4 +279,5 @@ def masked(settings: Settings) -> dict[str, Any]:
             return _mask_url(node)
         return node
 
-    return mask(msgspec.to_builtins(settings))
+    data: dict[str, Any] = mask(msgspec.to_builtins(settings))
+    return data

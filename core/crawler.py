@@ -15,6 +15,7 @@ import httpx
 import msgspec
 from msgspec import Struct
 
+from rk.core import worker_metrics
 from rk.core.client import BackendRejected
 from rk.core.errors import ShowSkipped, SourceError
 from rk.core.sources import BrandTarget, SeasonSource, ShowSummary, Source
@@ -176,8 +177,13 @@ async def crawl_listed(
             stats.failed += 1
             stats.errors.append(f"{show.show_key}: backend refused it: {exc}")
             log.warning("backend refused %s: %s", show.show_key, exc)
+            worker_metrics.SPIDER_ERRORS.labels("backend_refused").inc()
+            worker_metrics.SHOWS.labels("failed").inc()
         else:
             stats.shows += 1
+            worker_metrics.SHOWS.labels("submitted").inc()
+            if uploader is None:
+                worker_metrics.IMAGES.labels("url_only").inc(len(show.images()))
         progress("show", 1)
 
     jobs = [asyncio.create_task(one(summary)) for summary in shows]
@@ -205,8 +211,11 @@ async def _fetch(
     except ShowSkipped as exc:
         stats.skipped += 1
         log.info("skipped %s: %s", summary.url, exc)
+        worker_metrics.SHOWS.labels("skipped").inc()
     except (SourceError, httpx.HTTPError, ValueError) as exc:
         stats.failed += 1
+        worker_metrics.SHOWS.labels("failed").inc()
+        worker_metrics.SPIDER_ERRORS.labels("show").inc()
         reason = f"{summary.url}: {type(exc).__name__}: {exc}".splitlines()[0]
         stats.errors.append(reason)
         log.warning("show failed: %s", reason)

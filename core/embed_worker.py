@@ -26,6 +26,7 @@ import httpx
 import msgspec
 import numpy as np
 
+from rk.core import worker_metrics
 from rk.core.client import BackendClient
 from rk.core.embedders import Embedder, EmbedResult
 from rk.core.errors import RkError
@@ -200,6 +201,7 @@ class EmbedWorker:
             raise DownloadFailed(f"download: {type(exc).__name__}: {exc}"[:300]) from None
         if size == 0:
             raise DownloadFailed("download: empty body")
+        worker_metrics.EMBED_BYTES.inc(size)
         return b"".join(chunks)
 
     async def _fetch(self, item: PendingImage, gate: asyncio.Semaphore) -> Fetched:
@@ -207,6 +209,7 @@ class EmbedWorker:
             try:
                 return Fetched(item=item, data=await self.download(item.url))
             except DownloadFailed as exc:
+                worker_metrics.EMBED_ERRORS.labels("download").inc()
                 return Fetched(item=item, error=str(exc))
 
     async def run_round(self, progress: Progress | None = None) -> RoundStats:
@@ -271,6 +274,9 @@ class EmbedWorker:
             answer = await self.client.submit_embeddings(piece)
             stats.saved += answer.saved
             stats.failed += answer.failed
+            worker_metrics.EMBEDDED.labels("saved").inc(answer.saved)
+            worker_metrics.EMBEDDED.labels("failed").inc(answer.failed)
+            worker_metrics.EMBED_ERRORS.labels("rejected").inc(len(answer.errors))
             stats.errors += [f"image {e.image_id}: {e.error}" for e in answer.errors]
         shown.advance(len(fetched))
 
@@ -283,6 +289,7 @@ class EmbedWorker:
         """Vectors for the decodable images; failures for skipped and non-finite ones."""
         vectors: list[EmbeddingVector] = []
         failures = [self._failure(good[i].item, "not a decodable image") for i in result.skipped]
+        worker_metrics.EMBED_ERRORS.labels("undecodable").inc(len(result.skipped))
         for row, index in enumerate(result.indexes):
             item = good[index].item
             if not np.isfinite(np.asarray(result.vectors[row], dtype=np.float64)).all():

@@ -45,7 +45,7 @@ def retry_after_s(value: str | None, now: float | None = None) -> float | None:
 
 def backoff_s(attempt: int, base_s: float, max_s: float) -> float:
     """Full-jitter exponential backoff for retry number ``attempt`` (0-based)."""
-    return random.random() * min(max_s, base_s * 2 ** min(attempt, 30))
+    return random.random() * min(max_s, base_s * 2.0 ** min(attempt, 30))
 
 
 class _Host:

@@ -22,6 +22,7 @@ import msgspec
 from msgspec import Struct
 from PIL import Image, UnidentifiedImageError
 
+from rk.core import worker_metrics
 from rk.core.client import BackendClient, BackendError
 from rk.core.config import Settings
 from rk.core.keys import KINDS, Kind, content_key, sha1_hex, thumb_key
@@ -69,6 +70,20 @@ class _Result(Struct, frozen=True, kw_only=True):
     thumb: bool | None = None
 
 
+def _count(result: _Result) -> None:
+    """One image's outcome in the worker metrics."""
+    if result.outcome == "uploaded":
+        worker_metrics.IMAGES.labels("already_stored" if result.existed else "uploaded").inc()
+    elif result.outcome == "fell_back":
+        worker_metrics.IMAGES.labels("url_only").inc()
+        worker_metrics.SPIDER_ERRORS.labels("image_upload").inc()
+    else:
+        worker_metrics.IMAGES.labels("failed").inc()
+        worker_metrics.SPIDER_ERRORS.labels("image_download").inc()
+    if result.thumb is False:
+        worker_metrics.SPIDER_ERRORS.labels("thumbnail").inc()
+
+
 def _mime(data: bytes) -> str:
     """The image's MIME type from its header (no full decode); _Skip when it is none."""
     try:
@@ -104,6 +119,8 @@ class MediaUploader:
         urls = list(dict.fromkeys(ref.url for ref in images))
         results = await asyncio.gather(*(self._one(url, media_kind) for url in urls))
         by_url = dict(zip(urls, results, strict=True))
+        for result in results:
+            _count(result)
         for ref in images:
             result = by_url[ref.url]
             stats.uploaded += result.outcome == "uploaded"
@@ -174,6 +191,7 @@ class MediaUploader:
             raise _Skip("failed", f"download failed: {type(exc).__name__}: {exc}") from None
         if not body:
             raise _Skip("failed", "download was empty")
+        worker_metrics.BYTES.inc(len(body))
         return bytes(body)
 
     async def _thumbnail(self, url: str, thumb: bytes, original_sha1: str) -> bool:

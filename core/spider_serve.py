@@ -24,7 +24,8 @@ from rk.core.client import (
     TaskLost,
     retry_backend,
 )
-from rk.core.crawler import CrawlStats, crawl
+from rk.core.crawler import CrawlStats, ShowUploader, crawl
+from rk.core.logs import log_ids
 from rk.core.sources import BrandTarget, Source
 from rk.core.wire import CrawlResult, CrawlTask, ShowIngest
 
@@ -61,7 +62,7 @@ class SpiderServer:
         workers: int,
         interval_s: float,
         max_concurrency: int,
-        uploader: object | None = None,
+        uploader: ShowUploader | None = None,
         heartbeat_s: float = 60.0,
     ) -> None:
         self.client = client
@@ -83,7 +84,7 @@ class SpiderServer:
             self._source = self.source_cls(self.http, self.source_options)
         return self._source
 
-    def install_signals(self, loop: asyncio.AbstractEventLoop, abort: Callable[[], None]) -> None:
+    def install_signals(self, loop: asyncio.AbstractEventLoop, abort: Callable[[], object]) -> None:
         """First SIGINT/SIGTERM: stop claiming; second: ``abort()``."""
 
         def on_signal(signum: int) -> None:
@@ -124,7 +125,8 @@ class SpiderServer:
             if task is None:
                 await self._idle()
                 continue
-            await self._run_task(worker, task)
+            with log_ids(worker=worker, task=task.id):
+                await self._run_task(worker, task)
 
     async def _claim(self, worker: str, source: str) -> CrawlTask | None:
         """Claim one task, retrying while the backend is down; None when idle or stopping.
@@ -215,7 +217,7 @@ class SpiderServer:
             brand if source.needs_brand else None,
             max_shows or None,
             submit,
-            uploader=self.uploader,  # type: ignore[arg-type]
+            uploader=self.uploader,
             concurrency=self.max_concurrency,
         )
 

@@ -246,6 +246,13 @@ class EmbeddingSubmitted(Outbound, kw_only=True):
     errors: list[ItemError] = []
 
 
+class Pong(Outbound, kw_only=True):
+    """Answer to ``GET ping``: the signature was good; the backend's clock and version."""
+
+    time: int
+    version: str
+
+
 class ErrorBody(Outbound, kw_only=True):
     """Every 4xx answer: one line saying what is wrong."""
 

@@ -20,6 +20,7 @@ from litestar.datastructures import State
 from rk import __version__
 from rk.core.config import Settings
 from rk.core.plugins import get_plugin_manager
+from rk.core.redact import remember_secret
 from rk.core.storage import StorageContext, open_storage
 from rk.server.db.engine import close, connect, redact_dsn
 from rk.server.db.migrate import migrate
@@ -27,6 +28,7 @@ from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue
+from rk.server.request_context import HttpMetrics, request_context
 from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
 from rk.server.services.brands import BrandIds
@@ -127,12 +129,16 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "pm": pm or get_plugin_manager(),
             "secrets": resolve_secrets(settings),
             "brand_ids": BrandIds(),
+            "http_metrics": HttpMetrics(),
         }
     )
+    remember_secret(state.secrets.ingest)
+    remember_secret(state.secrets.media)
     return Litestar(
         route_handlers=all_routes(settings),
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
+        middleware=[request_context],
         lifespan=[lifespan, embedding_lifespan],
         state=state,
         template_config=template_config(),

@@ -31,7 +31,7 @@ async def hmac_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRout
     body = await connection.body() if isinstance(connection, Request) else b""
     verify(
         state.secrets.ingest,
-        connection.scope.get("method", "GET"),
+        str(connection.scope.get("method", "GET")),
         signed_path(connection),
         connection.headers.get(TIMESTAMP_HEADER),
         connection.headers.get(SIGNATURE_HEADER),

@@ -59,14 +59,14 @@ def _toolchain() -> dict[str, Any]:
             f"model export needs the export extra (pip install 'rk[export]'): {exc}"
         ) from None
 
-    class VisionWithProjection(CLIPVisionModelOnnxConfig):  # type: ignore[misc]
+    class VisionWithProjection(CLIPVisionModelOnnxConfig):
         """pixel_values → the projected image embedding only."""
 
         @property
         def outputs(self) -> dict[str, dict[int, str]]:
             return {"image_embeds": {0: "batch_size"}}
 
-    class TextWithProjection(CLIPTextWithProjectionOnnxConfig):  # type: ignore[misc]
+    class TextWithProjection(CLIPTextWithProjectionOnnxConfig):
         """input_ids + attention_mask → the projected text embedding only."""
 
         @property

@@ -100,7 +100,7 @@ class Preprocessor:
         whose size after ``draft()`` is over ``max_pixels`` is refused here.
         """
         try:
-            image = Image.open(io.BytesIO(data))
+            image: Image.Image = Image.open(io.BytesIO(data))
             if image.format == "JPEG":
                 height, width = self.resize_to or (self.shortest_edge, self.shortest_edge)
                 image.draft("RGB", (width, height))

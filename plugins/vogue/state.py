@@ -22,7 +22,7 @@ MARKER = "window.__PRELOADED_STATE__"
 _ASSIGN = re.compile(r"\s*=\s*")
 _DECODER = json.JSONDecoder()
 
-S = TypeVar("S", bound=Struct)
+S = TypeVar("S")
 
 
 class VogueParseError(SourceError):

@@ -6,12 +6,14 @@ by the migrations (see ``migrations/``); their names are listed beside each tabl
 
 from __future__ import annotations
 
-from piccolo.columns import BigInt, Bytea, Integer, Real, Text, Varchar
+from piccolo.columns import BigInt, Bytea, Integer, Real, Serial, Text, Varchar
 from piccolo.table import Table
 
 
 class Brand(Table, tablename="brands"):
     """A designer or label. ``uid`` is its public sqids id; ``slugs`` maps source → slug (JSON)."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
 
     uid = Varchar(length=32, unique=True)
     name = Varchar(length=200, unique=True)
@@ -25,6 +27,8 @@ class Article(Table, tablename="articles"):
 
     status: pending | published | rejected. ``deleted_at`` > 0 is a permanent soft delete.
     """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
 
     source = Varchar(length=32)
     show_key = Varchar(length=512)
@@ -51,6 +55,8 @@ class Image(Table, tablename="images"):
     not linked); ``model_name`` is the model wearing a look. Index (article_id, look_number).
     """
 
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
     article_id = BigInt(index=True)
     role = Varchar(length=16)
     position = Integer()
@@ -75,6 +81,8 @@ class ImageEmbedding(Table, tablename="image_embeddings"):
     ``neighbours_at`` is 0 until the neighbours job has placed this vector.
     """
 
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
     image_id = BigInt(index=True)
     model = Varchar(length=128)
     kind = Varchar(length=16)
@@ -87,6 +95,8 @@ class ImageEmbedding(Table, tablename="image_embeddings"):
 class ImageEmbeddingFailure(Table, tablename="image_embedding_failures"):
     """How often embedding an image failed for a model. Unique (image_id, model)."""
 
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
     image_id = BigInt(index=True)
     model = Varchar(length=128)
     failures = Integer(default=0)
@@ -96,6 +106,8 @@ class ImageEmbeddingFailure(Table, tablename="image_embedding_failures"):
 
 class ImageNeighbor(Table, tablename="image_neighbors"):
     """One entry of an image's top-K list: ``neighbor_id`` at ``rank`` with cosine ``score``."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
 
     image_id = BigInt(index=True)
     model = Varchar(length=128)
@@ -111,6 +123,8 @@ class CrawlTask(Table, tablename="crawl_tasks"):
 
     Index (status, priority, id) serves the claim query.
     """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
 
     brand_id = BigInt(index=True)
     source = Varchar(length=32, default="vogue")
@@ -133,6 +147,8 @@ class IngestJob(Table, tablename="ingest_jobs"):
     Index (status, next_attempt_at, id) serves the claim query.
     """
 
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
     kind = Varchar(length=16, default="crawl")
     status = Varchar(length=16, default="pending")
     attempts = Integer(default=0)
@@ -150,6 +166,8 @@ class IngestJob(Table, tablename="ingest_jobs"):
 class JobLock(Table, tablename="job_locks"):
     """A named lease (e.g. the single neighbours job): held by ``holder`` until ``until``."""
 
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
     name = Varchar(length=64, unique=True)
     holder = Varchar(length=128, default="")
     until = BigInt(default=0)
@@ -157,6 +175,8 @@ class JobLock(Table, tablename="job_locks"):
 
 class AdminUser(Table, tablename="admin_users"):
     """A moderator account; ``password_hash`` is a salted scrypt hash."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
 
     username = Varchar(length=64, unique=True)
     password_hash = Text()

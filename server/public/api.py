@@ -6,7 +6,7 @@ Answers carry the same ETag and Cache-Control as the pages.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
@@ -51,7 +51,7 @@ class PublicApi(Controller):
     """Published shows, brands and images as JSON."""
 
     path = "/api"
-    tags: ClassVar[list[str]] = ["public"]
+    tags = ("public",)
 
     @get("/shows", summary="Published shows, newest first, filtered, keyset-paged")
     async def shows(

@@ -43,8 +43,12 @@ def send(
     *,
     status_code: int = 200,
     cache_control: str = CACHE_CONTROL,
-) -> Response[bytes]:
-    """A rendered answer with caching headers, or an empty 304 when the client holds it."""
+) -> Response[Any]:
+    """A rendered answer with caching headers, or an empty 304 when the client holds it.
+
+    Typed ``Response[Any]``: the body is the encoded form of whatever the route declares
+    (a page, or a Struct whose schema the OpenAPI document shows).
+    """
     etag = etag_of(rendered.body)
     headers = {"ETag": etag, "Cache-Control": cache_control}
     if rendered.last_modified > 0:

@@ -6,7 +6,7 @@ Each page is rendered from the same services as its JSON twin in ``api`` and sen
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
@@ -51,7 +51,7 @@ class PublicPages(Controller):
     """HTML pages of published shows and images."""
 
     include_in_schema = False
-    tags: ClassVar[list[str]] = ["public"]
+    tags = ("public",)
 
     @get("/", name="public:home")
     async def home(

@@ -31,6 +31,14 @@ def _type(schema: dict[str, Any]) -> str:
     return kind
 
 
+def _body_schema(answer: dict[str, Any]) -> dict[str, Any]:
+    """The schema of a response's first content type ({} when it has none)."""
+    for media in answer.get("content", {}).values():
+        schema: dict[str, Any] = media.get("schema", {})
+        return schema
+    return {}
+
+
 def operations(document: dict[str, Any]) -> list[dict[str, Any]]:
     """Every operation of the document, flattened for the template, grouped order by tag."""
     out = []
@@ -53,11 +61,7 @@ def operations(document: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "status": status,
                     "description": answer.get("description", ""),
-                    "type": _type(
-                        next(iter(answer.get("content", {}).values()), {}).get("schema", {})
-                    )
-                    if answer.get("content")
-                    else "",
+                    "type": _type(_body_schema(answer)) if answer.get("content") else "",
                 }
                 for status, answer in op.get("responses", {}).items()
             ]

@@ -8,7 +8,7 @@ backend without a model that can do it says so plainly (503).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State, UploadFile
@@ -66,7 +66,7 @@ class SearchPages(Controller):
     """Search by words, by a photo, or by a published image."""
 
     include_in_schema = False
-    tags: ClassVar[list[str]] = ["public"]
+    tags = ("public",)
 
     @get("/search", name="public:search")
     async def search(

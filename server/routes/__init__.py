@@ -16,8 +16,10 @@ from rk.server.public import public_routes
 from rk.server.requests import StrictRequest
 from rk.server.routes.crawl import CrawlTaskController
 from rk.server.routes.embeddings import EmbeddingsController
+from rk.server.routes.health import HealthController
 from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
+from rk.server.routes.ping import PingController
 from rk.server.routes.search import SearchController
 from rk.server.web.static_files import static_router
 
@@ -26,7 +28,7 @@ INTERNAL_PREFIX = "/admin/internal"
 
 def internal_handlers() -> list[ControllerRouterHandler]:
     """The controllers under ``/admin/internal`` (HMAC-signed spider API)."""
-    return [InternalController, CrawlTaskController, EmbeddingsController]
+    return [InternalController, CrawlTaskController, EmbeddingsController, PingController]
 
 
 def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
@@ -38,4 +40,11 @@ def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
         request_class=StrictRequest,
         request_max_body_size=settings.server.max_body_bytes,
     )
-    return [internal, *media_routes(), SearchController, *public_routes(), static_router()]
+    return [
+        internal,
+        *media_routes(),
+        SearchController,
+        *public_routes(),
+        static_router(),
+        HealthController,
+    ]

@@ -8,7 +8,7 @@ from a worker that no longer holds the task is that service's ``TaskNotHeld``, a
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 import msgspec
 from litestar import Controller, Response, post
@@ -31,10 +31,8 @@ class CrawlTaskController(Controller):
     """What a serving spider calls for each task it crawls."""
 
     path = "/crawl/tasks"
-    tags: ClassVar[list[str]] = ["internal"]
-    dependencies: ClassVar[dict[str, Provide]] = {
-        "tasks": Provide(crawl_tasks, sync_to_thread=False)
-    }
+    tags = ("internal",)
+    dependencies = {"tasks": Provide(crawl_tasks, sync_to_thread=False)}
 
     @post("/", status_code=200, summary="Claim the next crawl task of a source")
     async def claim(

@@ -7,7 +7,7 @@ without one they answer 503.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from litestar import Controller, get, post
 from litestar.datastructures import State
@@ -39,7 +39,7 @@ class EmbeddingsController(Controller):
     """Pending images out, vectors and failures in."""
 
     path = "/embeddings"
-    tags: ClassVar[list[str]] = ["internal"]
+    tags = ("internal",)
 
     @get("/pending", summary="Lease images that still need a vector")
     async def pending(

@@ -7,7 +7,7 @@ is HMAC-checked by the router's guard (``rk.server.auth``) before a handler runs
 from __future__ import annotations
 
 import time
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from litestar import Controller, get, post
 from litestar.di import NamedDependency
@@ -40,7 +40,7 @@ class InternalController(Controller):
     """What spiders call: submit a show, get an upload URL, look up or ensure a brand."""
 
     path = "/"
-    tags: ClassVar[list[str]] = ["internal"]
+    tags = ("internal",)
 
     @post("/ingest", status_code=202, summary="Queue a show for ingest")
     async def ingest(

@@ -8,7 +8,7 @@ model without a text tower is a one-line 4xx.
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State, UploadFile
@@ -59,7 +59,7 @@ class SearchController(Controller):
     """Similar looks and search over published images."""
 
     path = "/api"
-    tags: ClassVar[list[str]] = ["search"]
+    tags = ("search",)
 
     @get("/images/{image_id:int}/similar", summary="Published images most like this one")
     async def similar(

@@ -244,7 +244,7 @@ class IngestService:
                 Image.article_id == article_id
             )
             changed = (
-                await Article.update(self._article_values(show, brand_id, now))
+                await Article.update(**self._article_values(show, brand_id, now))
                 .where((Article.id == article_id) & (Article.status == "rejected"))
                 .where(Article.deleted_at == 0)
                 .returning(Article.id)

@@ -7,6 +7,8 @@ rows stay (the article's soft delete is permanent and keeps its history).
 
 from __future__ import annotations
 
+from typing import Final
+
 import msgspec
 from msgspec import Struct
 
@@ -17,7 +19,7 @@ from rk.server.queues.engine import JobQueue
 from rk.server.services.job_result import JobDone, JobNotDone
 from rk.server.services.objects import is_referenced
 
-KIND = "media_cleanup"
+KIND: Final = "media_cleanup"
 
 
 class MediaCleanup(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

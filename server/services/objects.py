@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 from piccolo.engine.sqlite import SQLiteEngine, TransactionType
 from piccolo.table import Table
@@ -18,7 +20,7 @@ from rk.server.db.tables import Article, Image
 log = logging.getLogger(__name__)
 
 
-def write_transaction(table: type[Table]) -> object:
+def write_transaction(table: type[Table]) -> AbstractAsyncContextManager[Any]:
     """A transaction on ``table``'s engine; on SQLite ``BEGIN IMMEDIATE`` (one writer)."""
     engine = table._meta.db
     if isinstance(engine, SQLiteEngine):

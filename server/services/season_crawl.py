@@ -104,9 +104,9 @@ async def _find(name: str, source: str, slug: str) -> dict[str, object] | None:
     for row in await Brand.select(*columns).where(Brand.slugs.like(f"%{json.dumps(slug)}%")):
         if _slugs(row["slugs"]).get(source) == slug:
             return row
-    row = await Brand.select(*columns).where(Brand.name == name).first()
-    if row is not None:
-        return row
+    named = await Brand.select(*columns).where(Brand.name == name).first()
+    if named is not None:
+        return named
     rows = await Brand.raw(
         "SELECT id, name, slugs FROM brands WHERE lower(name) = {} ORDER BY id LIMIT 1",
         name.lower(),

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from rk.cli.main import app
+from rk.core.sources import source_registry
 
 Rk = Callable[..., Result]
 
@@ -99,7 +100,7 @@ def test_bad_input_exits_2_with_one_line_and_changes_nothing(crawl: Rk) -> None:
     )
     refused(
         crawl("crawl", "add", "Alder", "--source", "nope"),
-        "no source named 'nope'; available: theimpression, vogue",
+        f"no source named 'nope'; available: {', '.join(source_registry().names())}",
     )
     refused(
         crawl("crawl", "list", "--status", "bogus"),

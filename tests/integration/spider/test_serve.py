@@ -6,8 +6,10 @@ local Vogue-like site, ``rk spider serve --plugin vogue`` with direct media uplo
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
+from pathlib import Path
 
 import httpx
 from integration.spider import archive
@@ -21,8 +23,8 @@ from rk.server.services.crawl_tasks import CrawlTasks
 async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None:
     # The backend generates its secret on first start and prints what a spider needs.
     backend = e2e.backend(secret=None)
-    printed = await backend.wait_for(r"secret: ([0-9a-f]{64})")
-    secret = printed.group(1)
+    printed = await backend.wait_for(r"secret: <the contents of (\S+)>")
+    secret = (await asyncio.to_thread(Path(printed.group(1)).read_text, "ascii")).strip()
     kestrel = re.search(r"id=(\d+)", backend.ok("brands", "add", "Kestrel & Vine"))
     assert kestrel
     backend.ok("crawl", "add", "Kestrel & Vine", "--max-shows", "0")

@@ -1,0 +1,62 @@
+"""Counters of a spider or embed worker process, served by ``--metrics-port``.
+
+Prometheus derives rates from the counters (``rate(rk_spider_images_total[5m])`` is images
+per second); each worker process is its own scrape target. The counters live in this
+module's own registry, so nothing else in the process can collide with them.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, ProcessCollector, start_http_server
+
+from rk.core.errors import ConfigError
+
+REGISTRY = CollectorRegistry()
+ProcessCollector(registry=REGISTRY)
+
+SHOWS = Counter(
+    "rk_spider_shows",
+    "Shows a spider handled, by outcome (submitted, skipped, failed).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+IMAGES = Counter(
+    "rk_spider_images",
+    "Images in submitted shows, by outcome (uploaded, already_stored, url_only, failed).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+BYTES = Counter(
+    "rk_spider_bytes", "Image bytes a spider downloaded from the sites.", registry=REGISTRY
+)
+SPIDER_ERRORS = Counter(
+    "rk_spider_errors",
+    "Spider errors by kind (show, backend_refused, image_download, image_upload, thumbnail).",
+    ["kind"],
+    registry=REGISTRY,
+)
+EMBEDDED = Counter(
+    "rk_embed_images",
+    "Images the embed worker submitted, by outcome (saved, failed).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+EMBED_BYTES = Counter(
+    "rk_embed_bytes", "Image bytes the embed worker downloaded.", registry=REGISTRY
+)
+EMBED_ERRORS = Counter(
+    "rk_embed_errors",
+    "Embed worker errors by kind (download, undecodable, rejected).",
+    ["kind"],
+    registry=REGISTRY,
+)
+
+
+def serve_metrics(port: int, host: str = "127.0.0.1") -> None:
+    """Serve ``/metrics`` for this process on ``host:port`` (a daemon thread)."""
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"--metrics-port must be between 1 and 65535, got {port}")
+    try:
+        start_http_server(port, addr=host, registry=REGISTRY)
+    except OSError as exc:
+        raise ConfigError(f"cannot serve metrics on {host}:{port}: {exc.strerror}") from None
