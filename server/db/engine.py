@@ -7,12 +7,22 @@ one pool (PostgreSQL) or one writer plus readers (SQLite).
 
 from __future__ import annotations
 
+from piccolo.table import Table
+
 from rk.server.db.database import Database, open_database
 from rk.server.db.dsn import dsn_scheme, redact_dsn, sqlite_path
 from rk.server.db.piccolo_engines import engine_for_database
 from rk.server.db.tables import ALL_TABLES
 
-__all__ = ["bind", "close", "connect", "dsn_scheme", "redact_dsn", "sqlite_path"]
+__all__ = [
+    "bind",
+    "close",
+    "connect",
+    "database_of",
+    "dsn_scheme",
+    "redact_dsn",
+    "sqlite_path",
+]
 
 
 def bind(db: Database) -> None:
@@ -20,6 +30,14 @@ def bind(db: Database) -> None:
     engine = engine_for_database(db)
     for table in ALL_TABLES:
         table._meta.db = engine
+
+
+def database_of(table: type[Table]) -> Database:
+    """The ``Database`` a table is bound to (``bind``)."""
+    db: Database | None = getattr(table._meta.db, "db", None)
+    if db is None:
+        raise RuntimeError(f"table {table._meta.tablename} is not bound to a Database")
+    return db
 
 
 async def connect(dsn: str, *, pool_size: int = 0, readers: int = 0) -> Database:
