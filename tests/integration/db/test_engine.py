@@ -15,7 +15,7 @@ from rk.server.db.dsn import engine_of
 from rk.server.db.engine import close, connect, redact_dsn, sqlite_path
 from rk.server.db.migrate import migrate
 from rk.server.db.piccolo_engines import DatabasePostgresEngine, DatabaseSQLiteEngine
-from rk.server.db.tables import ALL_TABLES, Brand, ImageEmbedding
+from rk.server.db.tables import ALL_TABLES, Article, Brand, Image, ImageEmbedding
 
 
 @pytest.fixture
@@ -45,8 +45,12 @@ async def test_brand_round_trip(bound: Database) -> None:
 
 async def test_embedding_bytes_round_trip(bound: Database) -> None:
     vector = struct.pack("<4f", 0.5, -1.25, 3.0, 1e-8) + bytes(range(256))
+    (article,) = await Article.insert(Article(source="vogue", show_key="s", kind="runway"))
+    (image,) = await Image.insert(
+        Image(article_id=article["id"], role="look", position=1, kind="runway", key="k")
+    )
     await ImageEmbedding.insert(
-        ImageEmbedding(image_id=7, model="clip", kind="image", dim=4, vector=vector)
+        ImageEmbedding(image_id=image["id"], model="clip", kind="image", dim=4, vector=vector)
     )
     row = await ImageEmbedding.select(ImageEmbedding.vector).first()
     assert row is not None

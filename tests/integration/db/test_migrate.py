@@ -17,6 +17,7 @@ from rk.server.db.migrations.m0001_initial import INDEXES
 from rk.server.db.tables import (
     ALL_TABLES,
     Article,
+    Image,
     ImageEmbedding,
     ImageEmbeddingFailure,
     ImageNeighbor,
@@ -105,6 +106,17 @@ def _article(show_key: str) -> Article:
     return Article(source="vogue", show_key=show_key, kind="runway")
 
 
+async def _three_images() -> None:
+    """An article with images 1, 2 and 3, which the rows below refer to (foreign keys)."""
+    (article,) = await Article.insert(_article("parent"))
+    await Image.insert(
+        *(
+            Image(article_id=article["id"], role="look", position=n, kind="runway", key=f"k{n}")
+            for n in (1, 2, 3)
+        )
+    )
+
+
 UNIQUE_CASES: dict[str, tuple[Callable[[], Table], Callable[[], Table]]] = {
     "article (source, show_key)": (
         lambda: _article("spring-2025/dior"),
@@ -130,13 +142,15 @@ async def test_unique_constraints_reject_duplicates(any_dsn: str, case: str) -> 
     await migrate(any_dsn)
     engine = await connect(any_dsn)
     try:
+        await _three_images()
         first, duplicate = UNIQUE_CASES[case]
         row = first()
         table = type(row)
+        before = await table.count()
         await table.insert(row)
         with pytest.raises(DUPLICATE):
             await table.insert(duplicate())
-        assert await table.count() == 1
+        assert await table.count() == before + 1
     finally:
         await close(engine)
 
@@ -145,6 +159,7 @@ async def test_unique_constraints_allow_distinct_keys(any_dsn: str) -> None:
     await migrate(any_dsn)
     engine = await connect(any_dsn)
     try:
+        await _three_images()
         await Article.insert(
             _article("a"), _article("b"), Article(source="other", show_key="a", kind="runway")
         )
@@ -153,7 +168,7 @@ async def test_unique_constraints_allow_distinct_keys(any_dsn: str) -> None:
             ImageNeighbor(image_id=1, model="m", neighbor_id=3, rank=1, score=0.8),
             ImageNeighbor(image_id=1, model="n", neighbor_id=2, rank=0, score=0.9),
         )
-        assert await Article.count() == 3
+        assert await Article.count() == 4
         assert await ImageNeighbor.count() == 3
     finally:
         await close(engine)
