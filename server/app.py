@@ -95,7 +95,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         state.db = db
         applied = await migrate_database(db)
         done = f"{len(applied)} migrations applied" if applied else "schema up to date"
-        log.info("database: %s (%s)", redact_dsn(dsn), done)
+        log.info("database: %s (%s; %s)", redact_dsn(dsn), done, db.describe())
         context = StorageContext(backend_url=backend_url(settings), secret=state.secrets.media)
         state.storage = open_storage(settings.storage_url, context, pm)
         log.info("storage: %s", storage_label(settings.storage_url))

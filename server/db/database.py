@@ -72,6 +72,10 @@ class Database(Connection, Protocol):
         """Whether this task is inside ``transaction()``."""
         ...
 
+    def describe(self) -> str:
+        """The connections held, for logs (``pool of 9 connections``)."""
+        ...
+
     async def close(self) -> None:
         """Close every connection (twice does nothing)."""
         ...

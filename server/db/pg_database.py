@@ -69,6 +69,10 @@ class PgDatabase:
             raise RuntimeError("the database is closed")
         return self._pool
 
+    def describe(self) -> str:
+        """What this process holds, for the startup log line."""
+        return f"pool of {self.pool_size} connections"
+
     def _ambient(self) -> PgConnection | None:
         current = self._current.get()
         if current is None or current[0] is not asyncio.current_task():

@@ -140,6 +140,10 @@ class SqliteDatabase:
             raise ConfigError(f"cannot open SQLite database {db.path}: {exc}") from None
         return db
 
+    def describe(self) -> str:
+        """What this process holds, for the startup log line."""
+        return f"1 writer + {self.readers} readers, WAL"
+
     def _writer_conn(self) -> sqlite3.Connection:
         if self._writer is None:
             self._writer = connect_file(self.path, read_only=False)
