@@ -35,6 +35,8 @@ class ServerSettings(Section):
     max_body_bytes: int = 2 * MiB
     secret: str = ""
     shutdown_grace_s: float = 20.0
+    db_pool_size: int = 0
+    db_readers: int = 0
 
 
 class IngestSettings(Section):
@@ -101,7 +103,7 @@ class QueueSettings(Section):
     """Every queue timeout, so tests can shrink them."""
 
     ingest_max_attempts: int = 3
-    ingest_stuck_s: int = 300
+    ingest_stuck_s: int = 60
     backoff_base_s: int = 30
     backoff_cap_s: int = 600
     crawl_lease_s: int = 900

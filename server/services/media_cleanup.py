@@ -18,6 +18,7 @@ from rk.server.db.tables import Article, Image
 from rk.server.queues.engine import JobQueue
 from rk.server.services.job_result import JobDone, JobNotDone
 from rk.server.services.objects import is_referenced
+from rk.server.workers.claim import Claim
 
 KIND: Final = "media_cleanup"
 
@@ -40,7 +41,7 @@ class MediaCleanupService:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
 
-    async def run(self, job: Job) -> JobDone:
+    async def run(self, job: Job, claim: Claim) -> JobDone:
         """Delete the objects of the job's article that no live article shares."""
         try:
             article_id = msgspec.json.decode(job.payload, type=MediaCleanup).article_id
