@@ -4,8 +4,9 @@ Dedupe by ``(source, show_key)``: an existing article is ``skipped_existing``, a
 one ``skipped_deleted`` (deletion is permanent), a rejected one is overwritten
 (``reused_rejected``); otherwise the article is ``created``. Images are stored first
 (``store_image``), then the article and every image row are written in one transaction.
-If anything fails, the objects this job wrote and that no image row references are
-deleted again, so a failed attempt leaves nothing half-written.
+If anything fails, the objects this job wrote that no image row and no other running
+job references are deleted again (``media_refs``), so a failed attempt leaves nothing
+half-written and takes nothing from another job.
 
 An image that fails for a reason that may pass (timeout, 5xx) makes the job retry while
 attempts remain; on the last attempt, or when the reason is permanent (404, not an image,
@@ -34,7 +35,8 @@ from rk.core.wire import ImageRef, ShowIngest
 from rk.server.db.tables import Article, Image
 from rk.server.services.fetch import Fetcher
 from rk.server.services.job_result import JobDone, JobNotDone
-from rk.server.services.objects import delete_unreferenced, write_transaction
+from rk.server.services.media_refs import delete_unreferenced, release
+from rk.server.services.objects import write_transaction
 from rk.server.services.store_image import ImageFailure, ImageStorer, StoredImage, Written
 
 INSERT_BATCH = 200
@@ -132,12 +134,14 @@ class IngestService:
                 return JobDone(
                     outcome="skipped_existing", note=note, article_id=article_id, show=show
                 )
-        written = Written()
+        written = Written(job.id)
         try:
             return await self._ingest(job, show, existing, written)
         except BaseException:
-            await asyncio.shield(delete_unreferenced(self.storage, written.keys))
+            await asyncio.shield(delete_unreferenced(self.storage, written.keys, job_id=job.id))
             raise
+        finally:
+            await asyncio.shield(release(job.id))
 
     async def _store_all(
         self, slots: list[Slot], kind: Kind, written: Written
@@ -180,7 +184,7 @@ class IngestService:
         if existing is None:
             article_id = await self._create(show, job.brand_id, stored)
             if article_id is None:
-                await delete_unreferenced(self.storage, written.keys)
+                await delete_unreferenced(self.storage, written.keys, job_id=job.id)
                 row = await _find(show)
                 found = int(row["id"]) if row else 0
                 note = f"article {found} was created meanwhile by another job"
@@ -189,7 +193,7 @@ class IngestService:
             return JobDone(outcome="created", note=note, article_id=article_id, show=show)
         article_id = int(existing["id"])
         old_keys = await self._reuse(show, job.brand_id, article_id, stored)
-        await delete_unreferenced(self.storage, old_keys)
+        await delete_unreferenced(self.storage, old_keys, job_id=job.id)
         verb = f"reused rejected article {article_id}"
         return JobDone(
             outcome="reused_rejected",

@@ -1,7 +1,8 @@
 """Get one image of a show into storage: reuse a spider-uploaded key, else download it.
 
 Every stored image gets its thumbnail, made once by whoever holds the bytes. Keys this
-job writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
+job uses are claimed in the database before they are looked at (``media_refs``), and keys
+it writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
 the middle of a put) knows every object it may have to delete. Keys a spider uploaded
 are never recorded: a rollback never deletes them.
 
@@ -25,6 +26,7 @@ from rk.core.storage import Storage
 from rk.core.thumbs import make_thumbnail
 from rk.core.wire import ImageRef
 from rk.server.services.fetch import Fetcher, FetchError
+from rk.server.services.media_refs import claim
 
 
 class ImageFailure(Exception):
@@ -50,10 +52,19 @@ class StoredImage(Struct, frozen=True, kw_only=True):
 
 
 class Written:
-    """The keys one job wrote (or was about to write) to storage."""
+    """The keys one job wrote (or was about to write) to storage, and its claims.
 
-    def __init__(self) -> None:
+    ``job_id`` (0: no job, nothing claimed) claims every key the job looks at before it
+    looks (``media_refs.claim``), so no other job's rollback deletes it meanwhile.
+    """
+
+    def __init__(self, job_id: int = 0) -> None:
+        self.job_id = job_id
         self.keys: list[str] = []
+
+    async def claim(self, *keys: str) -> None:
+        """Claim ``keys`` for this job before they are looked at or written."""
+        await claim(self.job_id, keys)
 
     def add(self, key: str) -> None:
         """Record ``key`` before writing it."""
@@ -100,6 +111,7 @@ class ImageStorer:
             _, sha1 = parse_content_key(key)
         except InvalidKey:
             return "uploaded key is not content-addressed"
+        await written.claim(key, thumb_key(sha1))
         info = await self.storage.head(key)
         if info is None:
             return "uploaded key missing"
@@ -140,6 +152,7 @@ class ImageStorer:
             got = fetched.content_type.split(";")[0].strip() or "unknown type"
             raise ImageFailure(f"not an image ({got})") from None
         sha1 = sha1_hex(data)
+        await written.claim(content_key(kind, sha1), thumb_key(sha1))
         thumb = await self._thumbnail(data, sha1, written)
         key = content_key(kind, sha1)
         existing = await self.storage.head(key)
