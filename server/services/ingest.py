@@ -120,7 +120,7 @@ class IngestService:
         try:
             show = msgspec.json.decode(job.payload, type=ShowIngest)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            raise JobNotDone(f"payload is not a ShowIngest: {exc}") from None
+            raise JobNotDone(f"payload is not a ShowIngest: {exc}", permanent=True) from None
         existing = await _find(show)
         if existing is not None:
             article_id = int(existing["id"])
@@ -176,7 +176,8 @@ class IngestService:
         if any(failure.transient for _, failure in failed) and not last:
             raise JobNotDone(f"{len(failed)} of {len(slots)} images failed: {listing(missing)}")
         if not stored:
-            raise JobNotDone(f"no image could be stored: {listing(missing)}")
+            permanent = not any(failure.transient for _, failure in failed)
+            raise JobNotDone(f"no image could be stored: {listing(missing)}", permanent=permanent)
         fell = [(slot, image.fell_back) for slot, image in stored if image.fell_back]
         fell_back = (
             f"; {len(fell)} uploaded keys unusable, downloaded: {listing(fell)}" if fell else ""

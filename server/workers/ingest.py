@@ -20,7 +20,7 @@ from rk.core.plugins import notify
 from rk.core.queues import Job
 from rk.server.errors import one_line
 from rk.server.queues.engine import JobQueue
-from rk.server.services.job_result import JobDone
+from rk.server.services.job_result import JobDone, JobNotDone
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,8 @@ class IngestWorkers:
             raise
         except Exception as exc:
             error = one_line(str(exc) or type(exc).__name__)
-            result = await self.queue.fail(job, error)
+            permanent = isinstance(exc, JobNotDone) and exc.permanent
+            result = await self.queue.fail(job, error, permanent=permanent)
             log.warning("ingest job %d attempt %d: %s (%s)", job.id, job.attempts, error, result)
             return
         if not await self.queue.complete(job, done.outcome, done.note):
