@@ -78,15 +78,23 @@ async def test_presigned_put_binds_key_method_expiry_and_checksum(
     assert query["X-Amz-Expires"] == "900"
     assert query["X-Amz-Credential"].startswith("testing/")
     assert query["X-Amz-Credential"].endswith("/us-east-1/s3/aws4_request")
-    assert query["X-Amz-SignedHeaders"] == "content-type;host;x-amz-checksum-sha1"
+    assert query["X-Amz-SignedHeaders"] == "content-type;host;if-none-match;x-amz-checksum-sha1"
     checksum = base64.b64encode(hashlib.sha1(BODY).digest()).decode()
-    assert upload.headers == {"content-type": "image/jpeg", "x-amz-checksum-sha1": checksum}
+    assert upload.headers == {
+        "content-type": "image/jpeg",
+        "if-none-match": "*",
+        "x-amz-checksum-sha1": checksum,
+    }
     assert query["X-Amz-Signature"] == _botocore_signature(
         monkeypatch, upload.url, upload.headers, "us-east-1"
     )
     other = dict(upload.headers, **{"x-amz-checksum-sha1": "AAAAAAAAAAAAAAAAAAAAAAAAAAA="})
     assert query["X-Amz-Signature"] != _botocore_signature(
         monkeypatch, upload.url, other, "us-east-1"
+    )
+    overwriting = {k: v for k, v in upload.headers.items() if k != "if-none-match"}
+    assert query["X-Amz-Signature"] != _botocore_signature(
+        monkeypatch, upload.url, overwriting, "us-east-1"
     )
 
 
