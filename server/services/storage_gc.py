@@ -6,7 +6,8 @@ upload before its show is ingested). Anything else older than the grace period i
 orphan, left by a crash or a killed worker; each is deleted through the same locked
 re-check as every other delete (``media_refs``), so a job that claims it meanwhile keeps
 it. Objects younger than the grace period are left alone: an upload in flight.
-``missing`` are referenced keys storage does not hold.
+``missing`` are referenced keys storage does not hold. Image rows still 0×0 (stored
+before sizes were taken from the original's header) get their size on the way.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from rk.core.storage import Storage
 from rk.core.wire import ShowIngest
 from rk.server.db.tables import Article, Image, IngestJob, MediaClaim
 from rk.server.services.media_refs import delete_if_unreferenced, drop_dead_claims
+from rk.server.services.thumb_check import image_info
 
 SAMPLE = 5
+SIZE_BATCH = 500
 
 
 class GcReport(Struct, kw_only=True):
@@ -34,6 +37,7 @@ class GcReport(Struct, kw_only=True):
     orphans: int = 0
     deleted: int = 0
     missing: int = 0
+    sized: int = 0
     orphan_sample: list[str] = []
     missing_sample: list[str] = []
     dry_run: bool = False
@@ -46,6 +50,7 @@ class GcReport(Struct, kw_only=True):
             f"{self.young} within the grace period",
             f"orphans: {self.orphans} ({verb} {self.orphans if self.dry_run else self.deleted})",
             f"missing: {self.missing} referenced objects not in storage",
+            f"sizes: {self.sized} image rows given their width and height",
         ]
         out += [f"  orphan {key}" for key in self.orphan_sample]
         out += [f"  missing {key}" for key in self.missing_sample]
@@ -81,6 +86,31 @@ async def _waiting_keys() -> set[str]:
     return keys
 
 
+async def fill_sizes(storage: Storage, limit: int = SIZE_BATCH) -> int:
+    """Give up to ``limit`` 0×0 image rows the size in their original's header; rows sized."""
+    rows = await (
+        Image.select(Image.key)
+        .where((Image.width == 0) & (Image.height == 0) & (Image.key != ""))
+        .distinct()
+        .limit(limit)
+    )
+    sized = 0
+    for row in rows:
+        try:
+            info = image_info(await storage.get(row["key"]))
+        except FileNotFoundError:
+            continue
+        if info is None:
+            continue
+        done = (
+            await Image.update({Image.width: info[0], Image.height: info[1]})
+            .where((Image.key == row["key"]) & (Image.width == 0) & (Image.height == 0))
+            .returning(Image.id)
+        )
+        sized += len(done)
+    return sized
+
+
 async def sweep(
     storage: Storage, *, grace_s: int, dry_run: bool = False, now: int | None = None
 ) -> GcReport:
@@ -111,4 +141,6 @@ async def sweep(
     missing = sorted(images - seen)
     report.missing = len(missing)
     report.missing_sample = missing[:SAMPLE]
+    if not dry_run:
+        report.sized = await fill_sizes(storage)
     return report
