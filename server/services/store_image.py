@@ -134,7 +134,9 @@ class ImageStorer:
             raise ImageFailure("thumbnail was replaced while it was being stored", transient=True)
         return key
 
-    async def _original_size(self, key: str, data: bytes | None) -> tuple[int, int] | None:
+    async def _original_size(
+        self, key: str, load: Callable[[], Awaitable[bytes]]
+    ) -> tuple[int, int] | None:
         """The original's pixel size: from an image row with this key, else its header."""
         known = (
             await Image.select(Image.width, Image.height)
@@ -143,9 +145,7 @@ class ImageStorer:
         )
         if known is not None:
             return int(known["width"]), int(known["height"])
-        if data is None:
-            data = await self.storage.get(key)
-        info = await asyncio.to_thread(image_info, data)
+        info = await asyncio.to_thread(image_info, await load())
         return None if info is None else (info[0], info[1])
 
     async def _uploaded(self, ref: ImageRef, key: str, written: Written) -> StoredImage | str:
@@ -168,7 +168,7 @@ class ImageStorer:
             return loaded[0]
 
         try:
-            size = await self._original_size(key, None)
+            size = await self._original_size(key, load)
             if size is None:
                 return "uploaded object does not decode"
             thumb = await self._thumbnail(sha1, size, load, written)

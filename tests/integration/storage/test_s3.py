@@ -17,8 +17,9 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from integration.storage.helpers import new_bucket, run_moto, s3_url
 
+from rk.core.client import BackendClient
 from rk.core.errors import ConfigError
-from rk.core.keys import content_key, sha1_hex
+from rk.core.keys import content_key, sha1_hex, thumb_key
 from rk.core.storage import StorageContext
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 
@@ -169,3 +170,19 @@ async def test_storage_down_raises_so_the_caller_can_retry() -> None:
         await storage.head(KEY)
     with pytest.raises(OSError, match="could not get"):
         await storage.get(KEY)
+
+
+async def test_a_spider_put_to_an_existing_key_writes_nothing_and_is_no_error(
+    moto_endpoint: str,
+) -> None:
+    storage = _open(s3_url(moto_endpoint, new_bucket(moto_endpoint)))
+    thumb = thumb_key(SHA1)
+    await storage.put(thumb, b"the real thumbnail")
+    html = b"<html>replaced</html>"
+    upload = await storage.presign_put(thumb, len(html), sha1_hex(html), 900)
+    client = BackendClient("http://127.0.0.1:9/admin/internal/ingest", "secret")
+    try:
+        await client.put_object(upload, html)
+    finally:
+        await client.aclose()
+    assert await storage.get(thumb) == b"the real thumbnail"
