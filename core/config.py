@@ -55,6 +55,8 @@ class MediaSettings(Section):
     max_image_bytes: int = 30 * MiB
     thumb_size: int = 256
     upload_url_ttl_s: int = 900
+    gc_grace_s: int = 86400
+    gc_interval_s: int = 3600
 
 
 class VisionSettings(Section):

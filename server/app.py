@@ -42,6 +42,7 @@ from rk.server.services.media_cleanup import MediaCleanupService
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
+from rk.server.workers.storage_sweep import StorageSweeper
 
 log = logging.getLogger("rk.server")
 
@@ -119,6 +120,13 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         workers.start()
         stack.push_async_callback(workers.stop)
         log.info("ingest workers: %d (poll every %g s)", workers.count, workers.poll_interval_s)
+        sweeper = StorageSweeper(
+            state.storage,
+            interval_s=settings.media.gc_interval_s,
+            grace_s=settings.media.gc_grace_s,
+        )
+        sweeper.start()
+        stack.push_async_callback(sweeper.stop)
         freeze_startup_heap(stack)
         yield
         log.info("shutting down: stopping ingest workers")

@@ -126,10 +126,13 @@ class JobQueue:
             )
         return await self.backend.complete(job, outcome, note, self.clock())
 
-    async def fail(self, job: Job, error: str) -> FailResult:
-        """Record a failed attempt: retry after the backoff, or fail for good after the last."""
+    async def fail(self, job: Job, error: str, *, permanent: bool = False) -> FailResult:
+        """Record a failed attempt: retry after the backoff, or fail for good after the last.
+
+        ``permanent`` fails it for good at once (a retry could not end differently).
+        """
         now = self.clock()
-        if job.attempts < self.settings.ingest_max_attempts:
+        if job.attempts < self.settings.ingest_max_attempts and not permanent:
             due = now + self.backoff(job.attempts)
             held = await self.backend.retry(job, error, now, due)
             result: FailResult = "retrying"

@@ -6,8 +6,9 @@ one ``skipped_deleted`` (deletion is permanent), a rejected one is overwritten
 (``store_image``), then the article, every image row and the job's completion are written
 in one transaction fenced by the job's claim (``Claim.commit``): a crash or a lost claim
 before it commits leaves no row, and the re-run records the outcome the show deserves.
-If anything fails, the objects this job wrote and that no image row references are
-deleted again, so a failed attempt leaves nothing half-written.
+If anything fails, the objects this job wrote that no image row and no other running
+job references are deleted again (``media_refs``), so a failed attempt leaves nothing
+half-written and takes nothing from another job.
 
 An image that fails for a reason that may pass (timeout, 5xx) makes the job retry while
 attempts remain; on the last attempt, or when the reason is permanent (404, not an image,
@@ -37,7 +38,8 @@ from rk.core.wire import ImageRef, ShowIngest
 from rk.server.db.tables import Article, Image
 from rk.server.services.fetch import Fetcher
 from rk.server.services.job_result import JobDone, JobNotDone
-from rk.server.services.objects import delete_unreferenced, write_transaction
+from rk.server.services.media_refs import delete_unreferenced, release
+from rk.server.services.objects import write_transaction
 from rk.server.services.store_image import ImageFailure, ImageStorer, StoredImage, Written
 from rk.server.workers.claim import Claim
 
@@ -122,7 +124,7 @@ class IngestService:
         try:
             show = msgspec.json.decode(job.payload, type=ShowIngest)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            raise JobNotDone(f"payload is not a ShowIngest: {exc}") from None
+            raise JobNotDone(f"payload is not a ShowIngest: {exc}", permanent=True) from None
         existing = await _find(show)
         if existing is not None:
             article_id = int(existing["id"])
@@ -136,12 +138,14 @@ class IngestService:
                 return JobDone(
                     outcome="skipped_existing", note=note, article_id=article_id, show=show
                 )
-        written = Written()
+        written = Written(job.id)
         try:
             return await self._ingest(job, claim, show, existing, written)
         except BaseException:
-            await asyncio.shield(delete_unreferenced(self.storage, written.keys))
+            await asyncio.shield(delete_unreferenced(self.storage, written.keys, job_id=job.id))
             raise
+        finally:
+            await asyncio.shield(release(job.id))
 
     async def _store_all(
         self, slots: list[Slot], kind: Kind, written: Written
@@ -181,7 +185,8 @@ class IngestService:
         if any(failure.transient for _, failure in failed) and not last:
             raise JobNotDone(f"{len(failed)} of {len(slots)} images failed: {listing(missing)}")
         if not stored:
-            raise JobNotDone(f"no image could be stored: {listing(missing)}")
+            permanent = not any(failure.transient for _, failure in failed)
+            raise JobNotDone(f"no image could be stored: {listing(missing)}", permanent=permanent)
         fell = [(slot, image.fell_back) for slot, image in stored if image.fell_back]
         fell_back = (
             f"; {len(fell)} uploaded keys unusable, downloaded: {listing(fell)}" if fell else ""
@@ -193,7 +198,7 @@ class IngestService:
 
             done = await claim.commit(create)
             if done.outcome == "skipped_existing":
-                await delete_unreferenced(self.storage, written.keys)
+                await delete_unreferenced(self.storage, written.keys, job_id=job.id)
             return done
         article_id = int(existing["id"])
         old_keys: list[str] = []
@@ -210,7 +215,7 @@ class IngestService:
             )
 
         done = await claim.commit(reuse)
-        await delete_unreferenced(self.storage, old_keys)
+        await delete_unreferenced(self.storage, old_keys, job_id=job.id)
         return done
 
     async def _create_done(

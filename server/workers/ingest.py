@@ -23,7 +23,7 @@ from rk.core.plugins import notify
 from rk.core.queues import Job
 from rk.server.errors import one_line
 from rk.server.queues.engine import JobQueue
-from rk.server.services.job_result import JobDone
+from rk.server.services.job_result import JobDone, JobNotDone
 from rk.server.workers.claim import Claim, ClaimLost
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,8 @@ class IngestWorkers:
             return
         except Exception as exc:
             error = one_line(str(exc) or type(exc).__name__)
-            result = await self.queue.fail(job, error)
+            permanent = isinstance(exc, JobNotDone) and exc.permanent
+            result = await self.queue.fail(job, error, permanent=permanent)
             log.warning("ingest job %d attempt %d: %s (%s)", job.id, job.attempts, error, result)
             return
         log.info("ingest job %d: %s", job.id, done.note)
