@@ -29,12 +29,16 @@ if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
 
 import argparse
 import asyncio
+import io
+import math
 import shutil
 import subprocess
 import tempfile
 import time
 
 import httpx
+import numpy as np
+from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -206,7 +210,40 @@ async def one_round(
     for data in sets["a"].values():
         make_thumbnail(data, 256)
     times["thumb"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for data in sets["a"].values():
+        previous_thumbnail(data, 256)
+    times["thumb_before"] = time.perf_counter() - start
     return times
+
+
+def previous_thumbnail(data: bytes, side: int) -> bytes:
+    """The recipe rk used before (draft decode, Lanczos, optimized Huffman): the reference."""
+    with Image.open(io.BytesIO(data)) as img:
+        img.draft("RGB", (img.width * side // min(img.size), img.height * side // min(img.size)))
+        scale = side / min(img.size)
+        size = (round(img.width * scale), round(img.height * scale))
+        small = img.convert("RGB").resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+    out = io.BytesIO()
+    small.save(out, "JPEG", quality=85, optimize=True)
+    return out.getvalue()
+
+
+def psnr_vs_previous(images: list[bytes]) -> tuple[float, float]:
+    """(mean, worst) PSNR in dB of rk's thumbnails against the previous recipe's."""
+    values = []
+    for data in images:
+        made = make_thumbnail(data, 256)
+        assert made is not None
+        with (
+            Image.open(io.BytesIO(made)) as a,
+            Image.open(io.BytesIO(previous_thumbnail(data, 256))) as b,
+        ):
+            assert a.size == b.size, (a.size, b.size)
+            x = np.asarray(a.convert("RGB"), dtype=np.float64)
+            y = np.asarray(b.convert("RGB"), dtype=np.float64)
+        values.append(10 * math.log10(255**2 / max(float(((x - y) ** 2).mean()), 1e-12)))
+    return sum(values) / len(values), min(values)
 
 
 LABELS = {
@@ -215,6 +252,7 @@ LABELS = {
     "direct": ("rk direct upload (+ thumbnail)", "a"),
     "recrawl": ("rk re-crawl: upload-url says exists", "a"),
     "thumb": ("thumbnail decode+encode alone, 1 thread", "a"),
+    "thumb_before": ("  the previous recipe (Lanczos, optimize)", "a"),
 }
 
 
@@ -259,6 +297,8 @@ async def run(args: argparse.Namespace) -> None:
     print(f"{'path':40} {'images':>6} {'MB':>7} {'s':>7} {'img/s':>7} {'MB/s':>7} {'ratio':>7}")
     for row in rows:
         print(row.line(rows[0]))
+    mean, worst = psnr_vs_previous(list(sets["a"].values()))
+    print(f"thumbnails vs the previous recipe's: PSNR mean {mean:.1f} dB, worst {worst:.1f} dB")
     print()
     print(f"rk spider serve -w 4 -m 5: {crawled} photos of 1280x1920 crawled in {crawl_s:.1f} s")
     print(f"{'process':40} {'VmHWM MB':>9}")

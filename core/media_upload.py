@@ -26,7 +26,7 @@ from rk.core import worker_metrics
 from rk.core.client import BackendClient, BackendError
 from rk.core.config import Settings
 from rk.core.keys import KINDS, Kind, content_key, sha1_hex, thumb_key
-from rk.core.thumbs import make_thumbnail
+from rk.core.thumbs import thumbnail
 from rk.core.wire import ImageRef, ShowIngest, UploadUrlRequest
 
 log = logging.getLogger(__name__)
@@ -164,7 +164,7 @@ class MediaUploader:
             upload = await self.client.upload_url(request)
             if upload.exists:
                 return _Result(ref=ref, outcome="uploaded", existed=True)
-            thumb = await asyncio.to_thread(make_thumbnail, data, self.media.thumb_size)
+            thumb = await thumbnail(data, self.media.thumb_size)
             if thumb is None:
                 raise _Skip("failed", "does not decode as an image")
             await self.client.put_object(upload, data)

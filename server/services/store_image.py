@@ -11,7 +11,6 @@ this one image (download refused or failed, not an image) is an ``ImageFailure``
 
 from __future__ import annotations
 
-import asyncio
 import io
 import warnings
 
@@ -22,7 +21,7 @@ from PIL import Image, UnidentifiedImageError
 from rk.core.errors import InvalidKey
 from rk.core.keys import Kind, content_key, parse_content_key, sha1_hex, thumb_key
 from rk.core.storage import Storage
-from rk.core.thumbs import make_thumbnail
+from rk.core.thumbs import thumbnail
 from rk.core.wire import ImageRef
 from rk.server.services.fetch import Fetcher, FetchError
 
@@ -87,7 +86,7 @@ class ImageStorer:
         key = thumb_key(sha1)
         if await self.storage.head(key) is not None:
             return key
-        thumb = await asyncio.to_thread(make_thumbnail, data, self.thumb_size)
+        thumb = await thumbnail(data, self.thumb_size)
         if thumb is None:
             raise ImageFailure("image does not decode")
         written.add(key)
@@ -112,7 +111,7 @@ class ImageStorer:
                 data = await self.storage.get(key)
             except FileNotFoundError:
                 return "uploaded key missing"
-            made = await asyncio.to_thread(make_thumbnail, data, self.thumb_size)
+            made = await thumbnail(data, self.thumb_size)
             if made is None:
                 return "uploaded object does not decode"
             width, height, _ = probe(data)
