@@ -1,7 +1,7 @@
 """Direct media upload through a real backend, against a plain GET+PUT loop; spider peak RSS.
 
 Part 1, throughput: images served by a separate local HTTP server process go through
-rk's direct-upload path (``MediaUploader``: download → sha1 → ``POST upload-url`` → PUT,
+rk's direct-upload path (``MediaUploader``: download → sha1 → ``POST upload-urls`` → PUT,
 plus the thumbnail it makes and uploads with the bytes in hand) into the ``file://``
 storage of a real ``rk serve-backend`` process. The baseline, in the same run and at the
 same concurrency, is a plain httpx loop that GETs each image of a second, same-sized set
@@ -137,23 +137,32 @@ async def plain(endpoint: str, base_url: str, images: dict[str, bytes], concurre
 async def protocol(
     endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int
 ) -> float:
-    """The upload protocol without the thumbnail: GET → sha1 → upload-url → PUT, rk's client."""
+    """rk's upload protocol without the thumbnail: GET + sha1 each image, one ``upload-urls``
+    for the lot, PUT each, with rk's client."""
     settings = spider_settings(concurrency)
     gate = asyncio.Semaphore(concurrency)
     async with BackendClient(endpoint, SECRET) as client, polite_client(settings.spider) as http:
 
-        async def one(name: str) -> None:
+        async def get(name: str) -> bytes:
             async with gate:
                 response = await http.get(f"{base_url}/{name}")
                 response.raise_for_status()
-                data = response.content
-                sha1 = sha1_hex(data)
-                key = content_key("runway", sha1)
-                request = UploadUrlRequest(key=key, size=len(data), sha1=sha1)
-                await client.put_object(await client.upload_url(request), data)
+                return response.content
+
+        async def put(upload: UploadUrl, data: bytes) -> None:
+            async with gate:
+                await client.put_object(upload, data)
 
         start = time.perf_counter()
-        await asyncio.gather(*(one(name) for name in images))
+        bodies = await asyncio.gather(*(get(name) for name in images))
+        requests = []
+        for data in bodies:
+            sha1 = sha1_hex(data)
+            requests.append(
+                UploadUrlRequest(key=content_key("runway", sha1), size=len(data), sha1=sha1)
+            )
+        grants = await client.upload_urls(requests)
+        await asyncio.gather(*(put(g, d) for g, d in zip(grants, bodies, strict=True)))
         return time.perf_counter() - start
 
 
@@ -248,9 +257,9 @@ def psnr_vs_previous(images: list[bytes]) -> tuple[float, float]:
 
 LABELS = {
     "plain": ("plain httpx GET + PUT (baseline)", "b"),
-    "protocol": ("GET, sha1, upload-url, PUT (no thumb)", "c"),
+    "protocol": ("GET, sha1, upload-urls, PUT (no thumb)", "c"),
     "direct": ("rk direct upload (+ thumbnail)", "a"),
-    "recrawl": ("rk re-crawl: upload-url says exists", "a"),
+    "recrawl": ("rk re-crawl: upload-urls says exists", "a"),
     "thumb": ("thumbnail decode+encode alone, 1 thread", "a"),
     "thumb_before": ("  the previous recipe (Lanczos, optimize)", "a"),
 }
