@@ -8,21 +8,13 @@ signature checking, strict decoding, brand lookup and the job INSERT cost. A sec
 endpoint reads and decodes the body into a ShowIngest (Litestar's own ``data:``) before
 its 202: the gap from that row to rk is the signature check, the brand and the INSERT.
 
-    .venv/bin/python bench/ingest_api.py [--seconds 5] [--clients 2] [--connections 16]
+    .venv/bin/python -m bench.ingest_api [--seconds 5] [--clients 2] [--connections 16]
                                          [--database DSN]
 
 Without ``--database`` the backend runs the embedded default (SQLite in a temp dir).
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
-# ``queue`` module that logging and asyncio import: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
@@ -31,8 +23,10 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import msgspec
 

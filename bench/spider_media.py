@@ -13,19 +13,11 @@ Part 2, memory: peak RSS (``VmHWM``) of ``rk spider serve -w 4 -m 5`` crawling e
 designer of the local Vogue-like site (runway-sized photos), against the same process
 idle before any task was queued.
 
-    .venv/bin/python bench/spider_media.py [--images 80] [--size 1280x1920] [--concurrency 6]
+    .venv/bin/python -m bench.spider_media [--images 80] [--size 1280x1920] [--concurrency 6]
                                            [--repeat 3]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
@@ -33,8 +25,10 @@ import io
 import math
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import httpx
 import numpy as np
