@@ -54,9 +54,9 @@ async def ask(backend: Backend, uploads: list[dict[str, object]]) -> list[dict[s
 
 
 async def test_archived_keys_exist_from_the_archive_others_are_asked_of_storage(
-    start_backend: StartBackend, images: ImageServer
+    start_backend: StartBackend, images: ImageServer, any_dsn: str
 ) -> None:
-    backend = await start_backend(workers=1)
+    backend = await start_backend(workers=1, database=any_dsn)
     archived, new, stored = jpeg(11), jpeg(12), jpeg(13)
     payload = show("ss25/batch", [images.add("/a.jpg", archived)])
     assert (await backend.ingest_and_wait(payload))["status"] == "done"
