@@ -33,9 +33,12 @@ from rk.core.wire import ImageRef, ShowIngest, UploadUrl, UploadUrlRequest
 
 log = logging.getLogger(__name__)
 
-# Images per upload-urls request: bounds what one show holds in memory at once (~25 MB of
-# runway photos) while a typical show (up to 64 looks and details) is one batch.
+# Images per upload-urls request: a typical show (up to 64 looks and details) is one batch.
 UPLOAD_BATCH = 64
+# Bytes a batch holds before it stops downloading (the rest go to the next batch): bounds a
+# spider's memory when a source serves large originals (up to one download per
+# ``media.concurrency`` slot more).
+BATCH_BYTES = 64 * 1024 * 1024
 
 
 class UploadStats(Struct, kw_only=True):
@@ -132,7 +135,8 @@ Grant = UploadUrl | BackendError
 class MediaUploader:
     """Uploads shows' images through the backend's upload URLs, ``media.concurrency`` at once.
 
-    A show's images go in batches of ``UPLOAD_BATCH``: download them all, ask for every
+    A show's images go in batches of ``UPLOAD_BATCH`` (fewer once ``batch_bytes`` are
+    downloaded): download them all, ask for every
     original's upload URL in one signed request (``upload-urls``), make the thumbnails of
     the new ones and PUT the originals, then ask for the thumbnails' URLs in one more
     request and PUT them. A re-crawl of a stored show is one request per batch and no
@@ -140,8 +144,15 @@ class MediaUploader:
     a PUT fails, that image alone is reported by URL.
     """
 
-    def __init__(self, client: BackendClient, http: httpx.AsyncClient, settings: Settings) -> None:
+    def __init__(
+        self,
+        client: BackendClient,
+        http: httpx.AsyncClient,
+        settings: Settings,
+        batch_bytes: int = BATCH_BYTES,
+    ) -> None:
         self.client = client
+        self.batch_bytes = batch_bytes
         self.http = http
         self.media = settings.media
         self._gate = asyncio.Semaphore(max(1, self.media.concurrency))
@@ -157,8 +168,11 @@ class MediaUploader:
         media_kind: Kind = "runway" if kind == "runway" else "street"
         urls = list(dict.fromkeys(ref.url for ref in images))
         by_url: dict[str, _Result] = {}
-        for start in range(0, len(urls), UPLOAD_BATCH):
-            by_url.update(await self._batch(urls[start : start + UPLOAD_BATCH], media_kind))
+        pending = urls
+        while pending:
+            results, deferred = await self._batch(pending[:UPLOAD_BATCH], media_kind)
+            by_url.update(results)
+            pending = deferred + pending[UPLOAD_BATCH:]
         for result in by_url.values():
             _count(result)
         for ref in images:
@@ -177,9 +191,22 @@ class MediaUploader:
         ]
         return msgspec.structs.replace(show, looks=looks, details=details), stats
 
-    async def _batch(self, urls: list[str], kind: Kind) -> dict[str, _Result]:
-        """Store these images: two signed requests for the lot, one when all are stored."""
-        fetched = await asyncio.gather(*(self._fetch(url, kind) for url in urls))
+    async def _batch(self, urls: list[str], kind: Kind) -> tuple[dict[str, _Result], list[str]]:
+        """Store these images (two signed requests for the lot, one when all are stored);
+        the URLs left for the next batch once ``batch_bytes`` were downloaded."""
+        held = 0
+
+        async def fetch(url: str) -> _Fetched | _Result | None:
+            nonlocal held
+            async with self._gate:
+                if held >= self.batch_bytes:
+                    return None
+                item = await self._fetch(url, kind)
+                held += len(item.data) if isinstance(item, _Fetched) else 0
+                return item
+
+        fetched = await asyncio.gather(*(fetch(url) for url in urls))
+        deferred = [url for url, item in zip(urls, fetched, strict=True) if item is None]
         ready = [item for item in fetched if isinstance(item, _Fetched)]
         results = {item.ref.url: item for item in fetched if isinstance(item, _Result)}
         grants = await self._grants([item.request for item in ready])
@@ -194,19 +221,18 @@ class MediaUploader:
         )
         for item, ok in zip(made, thumbs, strict=True):
             results[item.result.ref.url] = msgspec.structs.replace(item.result, thumb=ok)
-        return results
+        return results, deferred
 
     async def _fetch(self, url: str, kind: Kind) -> _Fetched | _Result:
         """Download one image and name its upload; a failure reports its URL."""
-        async with self._gate:
-            try:
-                data = await self._download(url)
-                sha1 = sha1_hex(data)
-                request = UploadUrlRequest(
-                    key=content_key(kind, sha1), size=len(data), sha1=sha1, content_type=_mime(data)
-                )
-            except _Skip as skip:
-                return _skipped(url, skip)
+        try:
+            data = await self._download(url)
+            sha1 = sha1_hex(data)
+            request = UploadUrlRequest(
+                key=content_key(kind, sha1), size=len(data), sha1=sha1, content_type=_mime(data)
+            )
+        except _Skip as skip:
+            return _skipped(url, skip)
         ref = ImageRef(url=url, key=request.key, size=request.size, sha1=sha1)
         return _Fetched(data=data, ref=ref, request=request)
 

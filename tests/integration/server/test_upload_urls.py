@@ -129,3 +129,32 @@ async def test_a_refused_batch_falls_back_to_one_request_per_image(
         assert await backend.storage.get(f"runway/{sha1(data)}.jpg") == data
         assert await backend.storage.head(f"thumb/{sha1(data)}.jpg") is not None
     assert await backend.storage.head(f"runway/{sha1(big)}.jpg") is None
+
+
+async def test_a_show_bigger_than_the_byte_budget_goes_in_several_batches(
+    start_backend: StartBackend, images: ImageServer
+) -> None:
+    """One download at a time and a 1-byte budget: every image is a batch of its own, with
+    its two requests (original, thumbnail), and every image is stored."""
+    backend = await start_backend(workers=0)
+    photos = [jpeg(40 + n) for n in range(3)]
+    urls = [images.add(f"/{n}.jpg", data) for n, data in enumerate(photos)]
+    looks = [Look(number=n, image=ImageRef(url=url)) for n, url in enumerate(urls, start=1)]
+    payload = ShowIngest(source="vogue", show_key="ss25/budget", title="x", looks=looks)
+    spider = Settings(
+        media=MediaSettings(upload=True, concurrency=1),
+        spider=SpiderSettings(min_interval_s=0, retries=0),
+    )
+    async with (
+        BackendClient(backend.url + INGEST, SECRET) as client,
+        polite_client(spider.spider) as http,
+    ):
+        uploader = MediaUploader(client, http, spider, batch_bytes=1)
+        _, stats = await uploader.upload_show(payload, "runway")
+    assert (stats.uploaded, stats.thumbs) == (3, 3)
+    for data in photos:
+        assert await backend.storage.get(f"runway/{sha1(data)}.jpg") == data
+    metrics = (await backend.client.get("/metrics")).text
+    labels = 'method="POST",route="/admin/internal/upload-urls",status="200"'
+    line = f"rk_http_request_duration_seconds_count{{{labels}}}"
+    assert f"{line} 6.0" in metrics
