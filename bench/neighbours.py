@@ -18,19 +18,11 @@ sees a realistic number of candidates.
 ``--new`` unplaced ones, one ``NeighboursJob.run()`` — block reads from the database,
 the placement, the list rewrites and the marking, as the backend runs it.
 
-    .venv/bin/python bench/neighbours.py [--sizes 100000,1000000] [--new 100] [--dim 512]
+    .venv/bin/python -m bench.neighbours [--sizes 100000,1000000] [--new 100] [--dim 512]
         [--job 100000]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio

@@ -19,19 +19,11 @@ which the two paths share. Also printed: the first load, the index's memory (its
 and the process RSS growth while loading), and the next query after one article was
 unpublished or 1,000 new vectors arrived (incremental refreshes).
 
-    .venv/bin/python bench/search.py [--sizes 100000,1000000] [--pg] [--reread-max N]
+    .venv/bin/python -m bench.search [--sizes 100000,1000000] [--pg] [--reread-max N]
         [--quick]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio

@@ -42,6 +42,8 @@ from rk.core.wire import (
     ShowIngest,
     UploadUrl,
     UploadUrlRequest,
+    UploadUrls,
+    UploadUrlsRequest,
 )
 
 log = logging.getLogger(__name__)
@@ -217,6 +219,16 @@ class BackendClient:
     async def upload_url(self, request: UploadUrlRequest) -> UploadUrl:
         """A presigned PUT for one content-addressed key."""
         return self._decode(await self._call("POST", "upload-url", request), UploadUrl)
+
+    async def upload_urls(self, requests: list[UploadUrlRequest]) -> list[UploadUrl]:
+        """Presigned PUTs for many keys in one signed round trip, in the requests' order."""
+        body = UploadUrlsRequest(uploads=requests)
+        answer = self._decode(await self._call("POST", "upload-urls", body), UploadUrls)
+        if len(answer.uploads) != len(requests):
+            raise BackendProtocolError(
+                f"upload-urls: asked for {len(requests)} URLs, got {len(answer.uploads)}"
+            )
+        return answer.uploads
 
     async def put_object(self, upload: UploadUrl, data: bytes) -> None:
         """PUT ``data`` to a presigned URL (unsigned: the URL itself is the credential).
