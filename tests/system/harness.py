@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import asyncpg
 import httpx
 from integration.storage.helpers import new_bucket, run_moto, s3_url
 from support.net import free_port
@@ -27,6 +28,8 @@ from system.site import FaultySite, GroundTruth, draw
 
 FAILURE_CAP = 3
 SETTLE_S = 360.0
+RETRY_S = 90.0
+"""A worker retries the backend with full-jitter backoff of at most 60 s."""
 PREFIX = "media"
 
 
@@ -111,25 +114,29 @@ async def queue_every_brand(fleet: Fleet, truth: GroundTruth, over_s: float) -> 
 
 
 async def settle(
-    fleet: Fleet, world: World, moto: str, bucket: str, deadline_s: float
+    fleet: Fleet, world: World, moto: str, bucket: str
 ) -> tuple[float | None, dict[str, int]]:
-    """Seconds until nothing is left to do and every 5xx a worker got was retried to
-    success (None: not within ``deadline_s``), and the last counts seen."""
+    """Seconds until nothing is left to do (None: not within ``SETTLE_S``), then up to
+    ``RETRY_S`` more for every 5xx a worker got to be retried to success; the last counts."""
     began = time.monotonic()
     counts: dict[str, int] = {}
-    while time.monotonic() - began < deadline_s:
-        with contextlib.suppress(Exception):
+    settled: float | None = None
+    while time.monotonic() - began < SETTLE_S:
+        with contextlib.suppress(OSError, asyncpg.PostgresError):
             counts = await archive_state.progress(fleet.dsn, FAILURE_CAP)
             if not any(counts.values()):
-                snap = await archive_state.snapshot(fleet.dsn, moto, bucket, PREFIX, FAILURE_CAP)
-                check = invariants.no_unretried_5xx(
-                    list(world.balancer.log), snap, world.supervisor.killed_pids
-                )
-                counts["unretried_5xx"] = 0 if check.ok else 1
-                if check.ok:
-                    return time.monotonic() - began, counts
+                settled = time.monotonic() - began
+                break
+        await asyncio.sleep(1.0)
+    if settled is None:
+        return None, counts
+    for _ in range(int(RETRY_S / 2)):
+        snap = await archive_state.snapshot(fleet.dsn, moto, bucket, PREFIX, FAILURE_CAP)
+        killed = world.supervisor.killed_pids
+        if invariants.no_unretried_5xx(list(world.balancer.log), snap, killed).ok:
+            break
         await asyncio.sleep(2.0)
-    return None, counts
+    return settled, counts
 
 
 async def run_system(root: Path, seed: int, window_s: float, soak_s: float = 0) -> Outcome:
@@ -154,22 +161,23 @@ async def run_system(root: Path, seed: int, window_s: float, soak_s: float = 0) 
                 )
                 if time.monotonic() - started >= soak_s:
                     break
-            settle_s, counts = await settle(fleet, world, moto, bucket, SETTLE_S)
+            settle_s, counts = await settle(fleet, world, moto, bucket)
         finally:
             watcher.cancel()
+        requests = list(world.balancer.log)  # stopping the fleet below cuts calls in flight
         snap = await archive_state.snapshot(fleet.dsn, moto, bucket, PREFIX, FAILURE_CAP)
         unreadable = await archive_state.unreadable(
             f"http://127.0.0.1:{fleet.backend_ports[0]}", snap.images
         )
         fleet.stop()
-        checks = evaluate(truth, snap, unreadable, world.balancer.log, world)
+        checks = evaluate(truth, snap, unreadable, requests, world)
         return Outcome(
             seed=seed,
             truth=truth,
             faults=world.records,
             checks=checks,
             snap=snap,
-            requests=list(world.balancer.log),
+            requests=requests,
             unplanned=list(world.supervisor.unplanned),
             rounds=rounds,
             run_s=time.monotonic() - started,

@@ -18,10 +18,13 @@ def table(run: Outcome) -> str:
     statuses = Counter(e.status // 100 for e in run.requests)
     outcomes = Counter(j["outcome"] or j["status"] for j in snap.jobs)
     by_outcome = ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
-    settle = f"{run.settle_s:.0f} s" if run.settle_s is not None else "did not settle"
+    settle = (
+        f"settled {run.settle_s:.0f} s after the last fault"
+        if run.settle_s is not None
+        else f"did not settle (left: {run.last_progress})"
+    )
     lines = [
-        f"seed {run.seed}: {run.rounds} round(s), {run.run_s:.0f} s in all, "
-        f"settled {settle} after the last fault",
+        f"seed {run.seed}: {run.rounds} round(s), {run.run_s:.0f} s in all, {settle}",
         "",
         "| t (s) | fault | lasted (s) | outcome |",
         "|---:|---|---:|---|",
