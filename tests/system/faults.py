@@ -11,6 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+import asyncpg
 from system.balancer import Balancer
 from system.fleet import Fleet, RkProc
 from system.gate import TcpGate
@@ -94,12 +95,41 @@ class World:
 
 
 Fault = Callable[[World, FaultRecord], Awaitable[None]]
+AIM_S = 15.0
+BUSY = {
+    "spider": "SELECT COUNT(*) FROM crawl_tasks WHERE status = 'running'",
+    "backend": "SELECT COUNT(*) FROM ingest_jobs WHERE status = 'processing'",
+    "embed": "SELECT COUNT(*) FROM images i WHERE embed_leased_until > $1 AND NOT EXISTS"
+    " (SELECT 1 FROM image_embeddings e WHERE e.image_id = i.id)",
+}
+
+
+async def busy(dsn: str, what: str) -> bool:
+    """Whether work of this kind is in flight (a crawl, an ingest job, an embedding lease)."""
+    sql = BUSY[what]
+    try:
+        conn = await asyncpg.connect(dsn, timeout=2)
+    except (OSError, asyncpg.PostgresError):
+        return False
+    try:
+        args = (int(time.time()),) if "$1" in sql else ()
+        return bool(await conn.fetchval(sql, *args))
+    finally:
+        await conn.close()
 
 
 def kill(pick: Callable[[World], RkProc]) -> Fault:
+    """kill -9, aimed: up to ``AIM_S`` later, at a moment the process has work in hand."""
+
     async def fault(world: World, record: FaultRecord) -> None:
         proc = pick(world)
+        kind = proc.name.split("-")[0]
+        for _ in range(int(AIM_S / 0.2)):
+            if await busy(world.fleet.dsn, kind):
+                break
+            await asyncio.sleep(0.2)
         record.name = f"kill -9 {proc.name}, restarted after {RESTART_AFTER_S:g} s"
+        record.at = world.now()
         world.supervisor.kill(proc)
         if proc.name.startswith("spider"):
             world.interruptions += 1
