@@ -88,7 +88,7 @@ class Fleet:
                 "backoff_base_s": 15,
                 "backoff_cap_s": 60,
             },
-            "spider": {"timeout_s": 15, "retries": 4, "backoff_base_s": 0.5, "backoff_max_s": 4},
+            "spider": {"timeout_s": 15},
             "vision": {"model": str(TINY_CLIP), "batch": 8, "concurrency": 2},
             "embed": {"pending_lease_s": 30},
         }
@@ -100,14 +100,8 @@ class Fleet:
             "data_dir": str(self.root / name / "data"),
             "ingest": {"enabled": True, "endpoint": self.endpoint, "secret": SECRET},
             "media": {"upload": True, "concurrency": 4},
-            "spider": {
-                "min_interval_s": 0,
-                "per_host_concurrency": 6,
-                "retries": 4,
-                "backoff_base_s": 0.5,
-                "backoff_max_s": 4,
-                "timeout_s": 15,
-            },
+            # Politeness relaxed for a local site; retries and backoff as shipped.
+            "spider": {"min_interval_s": 0, "per_host_concurrency": 6, "timeout_s": 15},
             "sources": {"vogue": {"base_url": self.site_url}},
             "vision": {"model": str(TINY_CLIP), "batch": 8, "concurrency": 4},
         }
