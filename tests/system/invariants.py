@@ -122,33 +122,55 @@ def vectors(snap: Snapshot) -> tuple[Check, Check]:
 
 
 def nothing_stuck(snap: Snapshot) -> Check:
-    problems = [f"task {t['id']} {t['status']}" for t in snap.tasks if t["status"] != "done"]
+    """No crawl task queued or running, no job pending or processing, no lease held."""
+    problems = [
+        f"task {t['id']} {t['status']}" for t in snap.tasks if t["status"] in ("queued", "running")
+    ]
     problems += [
-        f"job {j['id']} {j['status']}: {j['last_error'][:120]}"
+        f"job {j['id']} {j['status']}"
         for j in snap.jobs
-        if j["status"] != "done"
+        if j["status"] in ("pending", "processing")
     ]
     problems += [f"image {i}: embedding lease held" for i in sorted(snap.leased)]
     return _check(
-        "no task, job or embedding lease left running, failed or stuck",
+        "no task, job or embedding lease left running or stuck",
         problems,
-        f"{len(snap.tasks)} tasks, {len(snap.jobs)} jobs done",
+        f"{len(snap.tasks)} tasks, {len(snap.jobs)} jobs ended",
     )
 
 
+FAULT_CAUSES = re.compile(
+    r"S3|storage|HTTP (429|502|503)|onnect|database|lease|timed? ?out|ReadError|RemoteProtocol"
+)
+
+
 def attempts_explained(snap: Snapshot, interruptions: int) -> Check:
-    """Crawl tasks re-claimed at most twice (two workers) per fault that can cut a lease."""
+    """Re-claims of crawl tasks: at most two (one per spider worker) per fault that can cut a
+    lease. A task or job that failed for good: its last error is one the faults cause (storage
+    or site down, database gone, lease lost), and its show is archived all the same."""
     extra = sum(max(0, t["attempts"] - 1) for t in snap.tasks)
     allowed = 2 * interruptions
-    retried = [
-        f"job {j['id']} attempts {j['attempts']}: {j['last_error'][:100]}"
-        for j in snap.jobs
-        if j["attempts"] > 1
+    failed_jobs = [j for j in snap.jobs if j["status"] == "failed"]
+    failed_tasks = [t for t in snap.tasks if t["status"] == "failed"]
+    archived = {a["show_key"] for a in live_articles(snap)}
+    problems = [f"{extra} task re-claims, the faults explain {allowed}"] if extra > allowed else []
+    for job in failed_jobs:
+        if not FAULT_CAUSES.search(job["last_error"]):
+            problems.append(f"job {job['id']} failed: {job['last_error'][:120]}")
+        elif show_key_of(job) not in archived:
+            problems.append(f"job {job['id']} failed and its show is lost")
+    problems += [
+        f"task {t['id']} failed: {t['last_error'][:120]}"
+        for t in failed_tasks
+        if not FAULT_CAUSES.search(t["last_error"])
     ]
-    detail = f"{extra} task re-claims (faults allow {allowed}); {len(retried)} jobs retried"
-    if extra > allowed:
-        return Check("attempts explained by the faults", False, detail)
-    return Check("attempts explained by the faults", True, detail)
+    retried = sum(1 for j in snap.jobs if j["attempts"] > 1)
+    detail = (
+        f"{extra} task re-claims (faults explain {allowed}); {retried} jobs retried; "
+        f"failed for good: {len(failed_tasks)} tasks, {len(failed_jobs)} jobs"
+        + "".join(f"; job {j['id']}: {j['last_error'][:90]}" for j in failed_jobs[:3])
+    )
+    return Check("attempts and outcomes explained by the faults", not problems, detail)
 
 
 def _worker_pid(body: str) -> int:

@@ -17,6 +17,8 @@ def table(run: Outcome) -> str:
     archived = {a["show_key"] for a in snap.articles if not a["deleted_at"]}
     statuses = Counter(e.status // 100 for e in run.requests)
     outcomes = Counter(j["outcome"] or j["status"] for j in snap.jobs)
+    fives = Counter(e.status for e in run.requests if e.status >= 500)
+    by_5xx = ", ".join(f"{k}: {v}" for k, v in sorted(fives.items())) or "none"
     by_outcome = ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
     settle = (
         f"settled {run.settle_s:.0f} s after the last fault"
@@ -47,6 +49,7 @@ def table(run: Outcome) -> str:
         f"| ingest jobs by outcome | | {by_outcome} |",
         f"| worker requests (2xx/3xx/4xx/5xx) | | "
         f"{statuses[2]}/{statuses[3]}/{statuses[4]}/{statuses[5]} |",
+        f"| 5xx by status (502: the balancer, a backend died mid-request) | | {by_5xx} |",
         f"| exits nobody asked for | 0 | {len(run.unplanned)} |",
         "",
         "| invariant | held | evidence |",
