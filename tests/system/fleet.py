@@ -17,7 +17,7 @@ from integration.embeddings.backend import TINY_CLIP
 from integration.spider.procs import Proc, clean_env, write_config
 from support.cli import RK
 from support.faketime import faketime_env
-from support.net import free_port, wait_for_port
+from support.net import wait_for_port
 
 SECRET = "system-test-secret-0123456789abcdef"
 
@@ -150,6 +150,3 @@ class Fleet:
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
-
-
-__all__ = ["SECRET", "Fleet", "RkProc", "free_port"]

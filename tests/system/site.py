@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from integration.spider.photos import PhotoSite, photo_bytes
+from integration.spider.photos import PhotoSite
 from sites.vogue import pages
 
 SEASONS = (
@@ -141,6 +141,8 @@ class FaultySite(PhotoSite):
         self._outage: tuple[int, float] | None = None
         self._outage_lock = threading.Lock()
         self.outage_answers = 0
+        # A client killed or timed out mid-answer is part of the run, not an error to print.
+        self._server.handle_error = lambda request, client_address: None
 
     def outage(self, status: int, seconds: float) -> None:
         """Answer ``status`` to every request for ``seconds`` (429 with Retry-After: 2)."""
@@ -175,6 +177,3 @@ def photo_of(url: str) -> str | None:
     path = "/" + url.split("://", 1)[-1].split("/", 1)[-1]
     match = PHOTO_ID.match(path)
     return match.group(1) if match else None
-
-
-__all__ = ["FaultySite", "GroundTruth", "ShowTruth", "draw", "photo_bytes", "photo_of"]
