@@ -225,8 +225,7 @@ async def inject(world: World, plan: list[tuple[float, Fault]]) -> None:
         await asyncio.sleep(max(0.0, base + at - time.monotonic()))
         record = FaultRecord(at=world.now(), name="")
         world.records.append(record)
-        began = time.monotonic()
         await fault(world, record)
-        record.lasted = time.monotonic() - began
+        record.lasted = world.now() - record.at  # an aimed kill moves ``at`` to the kill
 
     await asyncio.gather(*(one(at, fault) for at, fault in plan))

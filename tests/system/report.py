@@ -17,6 +17,7 @@ def table(run: Outcome) -> str:
     archived = {a["show_key"] for a in snap.articles if not a["deleted_at"]}
     statuses = Counter(e.status // 100 for e in run.requests)
     outcomes = Counter(j["outcome"] or j["status"] for j in snap.jobs)
+    faults = sorted(run.faults, key=lambda f: f.at)
     fives = Counter(e.status for e in run.requests if e.status >= 500)
     by_5xx = ", ".join(f"{k}: {v}" for k, v in sorted(fives.items())) or "none"
     by_outcome = ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
@@ -30,7 +31,7 @@ def table(run: Outcome) -> str:
         "",
         "| t (s) | fault | lasted (s) | outcome |",
         "|---:|---|---:|---|",
-        *(f"| {f.at:.0f} | {f.name} | {f.lasted:.0f} | {f.outcome} |" for f in run.faults),
+        *(f"| {f.at:.0f} | {f.name} | {f.lasted:.0f} | {f.outcome} |" for f in faults),
         "",
         "| figure | expected | found |",
         "|---|---:|---:|",
