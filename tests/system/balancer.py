@@ -50,9 +50,11 @@ class Balancer:
         self._server: uvicorn.Server | None = None
 
     def start(self) -> None:
+        """Serve on ``port`` (in the net loop)."""
         self.net.call(self._start())
 
     def stop(self) -> None:
+        """Stop serving and close the upstream connections."""
         self.net.call(self._stop())
 
     async def _start(self) -> None:

@@ -47,6 +47,7 @@ class Supervisor:
     _dead_since: dict[str, float] = field(default_factory=dict)
 
     async def run(self) -> None:
+        """Watch every process until cancelled; restart the dead, note the unasked exits."""
         while True:
             now = time.monotonic()
             for proc in self.procs:
@@ -65,6 +66,7 @@ class Supervisor:
             await asyncio.sleep(0.25)
 
     def kill(self, proc: RkProc) -> None:
+        """kill -9 as a fault: its exit is expected, its restart due."""
         self.killed.add(proc.name)
         if proc.alive():
             self.killed_pids.add(proc.pid)
@@ -72,6 +74,7 @@ class Supervisor:
 
 
 def last_line(proc: RkProc) -> str:
+    """The last line a process wrote (its one-line error, when it exited on one)."""
     lines = [line for line in proc.log().splitlines() if line.strip()]
     return lines[-1][:200] if lines else "(no output)"
 
@@ -91,6 +94,7 @@ class World:
     interruptions: int = 0
 
     def now(self) -> float:
+        """Seconds since the system was up."""
         return time.monotonic() - self.started
 
 
@@ -196,6 +200,7 @@ async def skew_out_of_window(world: World, record: FaultRecord) -> None:
 
 
 def embedder(world: World) -> RkProc:
+    """The embed worker (started before any fault)."""
     assert world.fleet.embedder is not None
     return world.fleet.embedder
 

@@ -7,7 +7,6 @@ Each process keeps its config, so a fault can kill it and start it again the sam
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,9 +69,11 @@ class Fleet:
 
     @property
     def endpoint(self) -> str:
+        """The ingest endpoint workers are given: the balancer's."""
         return f"{self.balancer_url}/admin/internal/ingest"
 
     def backend_config(self, n: int) -> Path:
+        """Backend ``n``'s config: the shared database, bucket and secret; timeouts shrunk."""
         site_host = self.site_url.split("://", 1)[1]
         config: dict[str, Any] = {
             "data_dir": str(self.root / f"backend-{n}" / "data"),
@@ -124,6 +125,7 @@ class Fleet:
         return done.stdout
 
     def start_backend(self, n: int) -> RkProc:
+        """Start backend ``n`` and wait for its port (the first start applies migrations)."""
         config = self.backend_config(n)
         proc = RkProc(f"backend-{n}", ["serve-backend", "--config", str(config)], self.root)
         proc.start()
@@ -132,21 +134,22 @@ class Fleet:
         return proc
 
     def spider(self, name: str, skew_s: int = 0) -> RkProc:
+        """A serving Vogue spider (not started), its clock ``skew_s`` off."""
         args = ["spider", "serve", "--plugin", "vogue", "-w", "2", "-i", "1", "-m", "3"]
         return RkProc(name, [*args, "--config", str(self.worker_config(name))], self.root, skew_s)
 
     def start_embedder(self) -> RkProc:
+        """Start the embed worker (``--loop``, the tiny CLIP)."""
         args = ["spider", "embed", "--kind", "runway", "--loop", "--interval", "1", "-l", "32"]
         config = self.worker_config("embed")
         self.embedder = RkProc("embed", [*args, "--config", str(config)], self.root).start()
         return self.embedder
 
     def all(self) -> list[RkProc]:
+        """Every supervised process."""
         return [*self.backends, *self.spiders, *([self.embedder] if self.embedder else [])]
 
     def stop(self) -> None:
+        """SIGTERM (then SIGKILL) every process still running."""
         for proc in self.all():
             proc.stop()
-
-    def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)

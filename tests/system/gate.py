@@ -24,9 +24,11 @@ class TcpGate:
         self._open: set[asyncio.StreamWriter] = set()
 
     def up(self) -> None:
+        """Listen and forward again."""
         self.net.call(self._up())
 
     def down(self) -> None:
+        """Refuse new connections and reset the open ones."""
         self.net.call(self._down())
 
     async def _up(self) -> None:

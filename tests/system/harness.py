@@ -49,10 +49,6 @@ class Outcome:
     settle_s: float | None
     last_progress: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def ok(self) -> bool:
-        return all(check.ok for check in self.checks)
-
 
 @contextlib.asynccontextmanager
 async def _parts(root: Path, truth: GroundTruth) -> AsyncIterator[tuple[Fleet, World, str, str]]:

@@ -22,5 +22,6 @@ class NetLoop:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def close(self) -> None:
+        """Stop the loop and its thread."""
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)

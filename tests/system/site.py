@@ -72,6 +72,7 @@ class GroundTruth:
         return [show for show in self.shows if not show.paywalled]
 
     def missing(self) -> set[str]:
+        """Photo ids that answer 404."""
         return {s.photo("look", n) for s in self.shows for n in s.missing_looks}
 
 
