@@ -1,0 +1,53 @@
+"""rk.server.admin: the moderation console under ``/admin``.
+
+One Litestar router: every page needs a session (``auth.signed_in``), every POST a CSRF
+token (Litestar's ``CSRFMiddleware`` on this router only, so the public site and the
+signed spider API are untouched), admin-only controllers add ``auth.admin_only``.
+Handlers are thin: they read the form, call ``rk.server.services`` and render
+``templates/admin``; no SQL here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from litestar import Router
+from litestar.config.csrf import CSRFConfig
+from litestar.middleware import DefineMiddleware
+from litestar.middleware.csrf import CSRFMiddleware
+
+from rk.core.config import Settings
+from rk.server.admin.auth import COOKIE_PATH, SignInRequired, signed_in, to_sign_in
+
+CSRF_COOKIE = "rk_csrf"
+CSRF_HEADER = "x-csrf-token"
+
+
+def csrf_config(settings: Settings, secret: str) -> CSRFConfig:
+    """The console's CSRF check: a signed double-submit cookie, only under /admin."""
+    return CSRFConfig(
+        secret=hmac.new(secret.encode(), b"rk admin csrf", hashlib.sha256).hexdigest(),
+        cookie_name=CSRF_COOKIE,
+        cookie_path=COOKIE_PATH,
+        header_name=CSRF_HEADER,
+        cookie_secure=settings.server.public_url.startswith("https:"),
+        cookie_httponly=True,
+        cookie_samesite="lax",
+    )
+
+
+def admin_router(settings: Settings, secret: str) -> Router:
+    """The console's router, for ``routes.all_routes``."""
+    from rk.server.admin.articles import ArticlePages
+    from rk.server.admin.dashboard import DashboardPage
+    from rk.server.admin.sign_in import SignInController
+
+    return Router(
+        "/admin",
+        route_handlers=[SignInController, DashboardPage, ArticlePages],
+        guards=[signed_in],
+        middleware=[DefineMiddleware(CSRFMiddleware, config=csrf_config(settings, secret))],
+        exception_handlers={SignInRequired: to_sign_in},
+        include_in_schema=False,
+    )

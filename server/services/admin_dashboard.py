@@ -1,0 +1,90 @@
+"""The console's dashboard figures: queues by status, the last day's jobs, review backlog.
+
+Small grouped counts over indexed columns; the image and embedding figures come from the
+archive census (``archive_metrics``), which re-reads itself within a time budget, so the
+dashboard stays fast on a large archive.
+"""
+
+from __future__ import annotations
+
+import time
+
+from msgspec import Struct
+
+from rk.server.services.archive_metrics import Census
+from rk.server.services.public_sql import rows
+
+DAY_S = 86400
+TASK_STATUSES = ("queued", "running", "done", "failed", "canceled")
+JOB_STATUSES = ("pending", "processing", "done", "failed")
+
+
+class Dashboard(Struct, frozen=True, kw_only=True):
+    """Every figure of ``/admin``."""
+
+    tasks: dict[str, int]
+    jobs: dict[str, int]
+    outcomes: dict[str, int]
+    articles: dict[str, int]
+    model: str | None
+    missing_vectors: int | None
+    capped_failures: int | None
+    neighbours_lag_s: int
+    unplaced_since: int
+
+
+async def crawl_counts() -> dict[str, int]:
+    """Crawl tasks per status (every status present, 0 when none)."""
+    found = await rows("SELECT status, COUNT(*) AS n FROM crawl_tasks GROUP BY status")
+    counts = dict.fromkeys(TASK_STATUSES, 0)
+    counts.update({str(row["status"]): int(row["n"]) for row in found})
+    return counts
+
+
+async def job_counts(since: int) -> tuple[dict[str, int], dict[str, int]]:
+    """Ingest jobs per status (pending and processing now; done and failed since ``since``),
+    and the outcomes of those done since then."""
+    counts = dict.fromkeys(JOB_STATUSES, 0)
+    for row in await rows(
+        "SELECT status, COUNT(*) AS n FROM ingest_jobs"
+        " WHERE status IN ('pending', 'processing') GROUP BY status"
+    ):
+        counts[str(row["status"])] = int(row["n"])
+    outcomes: dict[str, int] = {}
+    for row in await rows(
+        "SELECT status, outcome, COUNT(*) AS n FROM ingest_jobs WHERE updated_at >= {}"
+        " AND status IN ('done', 'failed') GROUP BY status, outcome",
+        since,
+    ):
+        counts[str(row["status"])] += int(row["n"])
+        if row["status"] == "done" and row["outcome"]:
+            outcomes[str(row["outcome"])] = outcomes.get(str(row["outcome"]), 0) + int(row["n"])
+    return counts, dict(sorted(outcomes.items(), key=lambda item: -item[1]))
+
+
+async def article_counts() -> dict[str, int]:
+    """Articles pending review, published, rejected (not deleted)."""
+    counts: dict[str, int] = {}
+    for status in ("pending", "published", "rejected"):
+        [row] = await rows(
+            "SELECT COUNT(*) AS n FROM articles WHERE status = {} AND deleted_at = 0", status
+        )
+        counts[status] = int(row["n"])
+    return counts
+
+
+async def dashboard(census: Census, model: str | None) -> Dashboard:
+    """The dashboard's figures now."""
+    now = int(time.time())
+    jobs, outcomes = await job_counts(now - DAY_S)
+    return Dashboard(
+        tasks=await crawl_counts(),
+        jobs=jobs,
+        outcomes=outcomes,
+        articles=await article_counts(),
+        model=model,
+        missing_vectors=sum(census.pending.values()) if model else None,
+        capped_failures=census.capped if model else None,
+        neighbours_lag_s=max(now - census.oldest_unplaced, 0) if census.oldest_unplaced else 0,
+        unplaced_since=census.oldest_unplaced,
+    )
