@@ -40,12 +40,25 @@ def csrf_config(settings: Settings, secret: str) -> CSRFConfig:
 def admin_router(settings: Settings, secret: str) -> Router:
     """The console's router, for ``routes.all_routes``."""
     from rk.server.admin.articles import ArticlePages
+    from rk.server.admin.brands import BrandPages
+    from rk.server.admin.crawl import CrawlPages
     from rk.server.admin.dashboard import DashboardPage
+    from rk.server.admin.jobs import JobPages
     from rk.server.admin.sign_in import SignInController
+    from rk.server.admin.users import AuditPage, UserPages
 
     return Router(
         "/admin",
-        route_handlers=[SignInController, DashboardPage, ArticlePages],
+        route_handlers=[
+            SignInController,
+            DashboardPage,
+            ArticlePages,
+            CrawlPages,
+            BrandPages,
+            JobPages,
+            UserPages,
+            AuditPage,
+        ],
         guards=[signed_in],
         middleware=[DefineMiddleware(CSRFMiddleware, config=csrf_config(settings, secret))],
         exception_handlers={SignInRequired: to_sign_in},

@@ -19,7 +19,7 @@ from rk.core.config import Settings
 from rk.core.storage import Storage
 from rk.server.admin.auth import user_of
 from rk.server.admin.params import BadInput, Segment, Text, cursor, ids, path_id
-from rk.server.admin.render import admin_page, form_of, text
+from rk.server.admin.render import admin_page, form_error, form_of, text
 from rk.server.services.admin_articles import TABS, list_articles, next_pending, review
 from rk.server.services.brand_admin import find_brand
 from rk.server.services.moderation import (
@@ -127,7 +127,11 @@ class ArticlePages(Controller):
         try:
             changes = await moderate(pm, [number], action, actor_of(request), expected)
         except StaleArticle as exc:
-            return redirect_with(here, f"{exc}. Nothing was changed; look again.", "error")
+            state = request.app.state
+            found = await review(state.storage, number, state.settings.admin.duplicate_score)
+            context = {"article": found, "next_id": await next_pending(number)}
+            message = f"Nothing was changed: {exc}. Look again, then decide."
+            return form_error(request, "admin/article.html", context, "form", message, 409)
         following = await next_pending(number) if action != "delete" else None
         if text(form, "go") == "next" and following is not None:
             return redirect_with(f"/admin/articles/{following}", summary(action, changes))

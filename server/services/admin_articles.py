@@ -161,28 +161,10 @@ async def image_counts(ids: list[int]) -> dict[int, int]:
     return {int(row["article_id"]): int(row["n"]) for row in found}
 
 
-async def list_articles(
-    storage: Storage | None,
-    tab: str,
-    *,
-    brand_id: int = 0,
-    before: int | None = None,
-    limit: int = 50,
-) -> ArticlePage:
-    """One page of a tab, newest first, continuing below ``before`` when given.
-
-    Without a storage (the shell) rows have no cover picture.
-    """
-    checked = check_tab(tab)
-    if limit < 1 or limit > 500:
-        raise ApiError(f"limit must be 1 to 500, not {limit}")
-    where, args = [WHERE[checked]], []
-    if brand_id:
-        where.append("a.brand_id = {}")
-        args.append(brand_id)
-    if before is not None:
-        where.append("a.id < {}")
-        args.append(before)
+async def _fetch(
+    storage: Storage | None, where: list[str], args: list[object], limit: int
+) -> tuple[list[ArticleRow], bool]:
+    """Article rows matching ``where`` newest first, and whether more follow."""
     found = await rows(
         f"SELECT {ARTICLE_COLUMNS} FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
         f" WHERE {' AND '.join(where)} ORDER BY a.id DESC LIMIT {{}}",
@@ -211,12 +193,45 @@ async def list_articles(
         )
         for row in found
     ]
+    return items, more
+
+
+async def list_articles(
+    storage: Storage | None,
+    tab: str,
+    *,
+    brand_id: int = 0,
+    before: int | None = None,
+    limit: int = 50,
+) -> ArticlePage:
+    """One page of a tab, newest first, continuing below ``before`` when given.
+
+    Without a storage (the shell) rows have no cover picture.
+    """
+    checked = check_tab(tab)
+    if limit < 1 or limit > 500:
+        raise ApiError(f"limit must be 1 to 500, not {limit}")
+    where: list[str] = [WHERE[checked]]
+    args: list[object] = []
+    if brand_id:
+        where.append("a.brand_id = {}")
+        args.append(brand_id)
+    if before is not None:
+        where.append("a.id < {}")
+        args.append(before)
+    items, more = await _fetch(storage, where, args, limit)
     return ArticlePage(
         tab=checked,
         items=items,
         next_before=items[-1].id if more and items else None,
         counts=await tab_counts(brand_id),
     )
+
+
+async def recent_articles(storage: Storage, brand_id: int, limit: int = 12) -> list[ArticleRow]:
+    """A brand's newest articles of any status but deleted."""
+    items, _ = await _fetch(storage, ["a.deleted_at = 0", "a.brand_id = {}"], [brand_id], limit)
+    return items
 
 
 def _audit(row: dict[str, Any]) -> AuditEntry:
