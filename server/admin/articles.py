@@ -24,6 +24,7 @@ from rk.server.services.admin_articles import TABS, list_articles, next_pending,
 from rk.server.services.brand_admin import find_brand
 from rk.server.services.moderation import (
     ACTIONS,
+    MAX_BATCH,
     Actor,
     StaleArticle,
     UnknownArticle,
@@ -75,23 +76,45 @@ class ArticlePages(Controller):
 
     @post("/bulk", name="admin:articles-bulk", status_code=303)
     async def bulk(
-        self, request: Request[Any, Any, Any], pm: NamedDependency[pluggy.PluginManager]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        storage: NamedDependency[Storage],
+        pm: NamedDependency[pluggy.PluginManager],
     ) -> Response[Any]:
-        """Approve or reject the ticked rows of a tab."""
+        """Approve or reject the ticked rows of a tab; bad input shows the tab again."""
         form = await form_of(request)
-        back = text(form, "back", "/admin/articles")
-        back = back if back.startswith("/admin/articles") else "/admin/articles"
+        tab = text(form, "tab", "pending")
+        tab = tab if tab in TABS else "pending"
+        brand = await find_brand(text(form, "brand")[:200]) if text(form, "brand") else None
+        query = f"tab={tab}" + (f"&brand={brand.uid}" if brand else "")
         action = text(form, "action")
+
+        async def again(message: str, status: int) -> Response[Any]:
+            listing = await list_articles(
+                storage,
+                tab,
+                brand_id=brand.id if brand else 0,
+                limit=state.settings.admin.page_size,
+            )
+            context = {"listing": listing, "tab": tab, "brand": brand, "first_page": True}
+            return form_error(request, "admin/articles.html", context, "form", message, status)
+
         if action not in ("publish", "reject"):
-            return redirect_with(back, "Choose approve or reject for the selected rows.", "error")
-        chosen = ids([str(value) for value in form.getall("id", [])])
+            return await again("Choose approve or reject for the selected rows.", 400)
+        try:
+            chosen = ids([str(value) for value in form.getall("id", [])])
+        except BadInput as exc:
+            return await again(f"{exc}.", 400)
         if not chosen:
-            return redirect_with(back, "Select at least one article first.", "error")
+            return await again("Select at least one article first.", 400)
+        if len(chosen) > MAX_BATCH:
+            return await again(f"At most {MAX_BATCH} articles at once.", 400)
         try:
             changes = await moderate(pm, chosen, action, actor_of(request))
         except (UnknownArticle, StaleArticle) as exc:
-            return redirect_with(back, f"Nothing more changed: {exc}.", "error")
-        return redirect_with(back, summary(action, changes))
+            return await again(f"Stopped: {exc}. Rows before it were changed.", exc.status_code)
+        return redirect_with(f"/admin/articles?{query}", summary(action, changes))
 
     @get("/{article_id:str}", name="admin:article")
     async def article(

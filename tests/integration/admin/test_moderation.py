@@ -45,7 +45,8 @@ async def test_review_approve_reject_delete(console: Backend, register_plugin: A
     assert page.status_code == 200
     assert f'href="/admin/articles/{first}"' in page.text
     review = await console.client.get(f"/admin/articles/{second}", headers=HTML)
-    assert review.status_code == 200 and "Approve" in review.text
+    assert review.status_code == 200
+    assert "Approve" in review.text
     approved = await post_form(
         console.client,
         f"/admin/articles/{second}",
@@ -72,7 +73,8 @@ async def test_review_approve_reject_delete(console: Backend, register_plugin: A
     )
     assert deleted.status_code == 303
     status, deleted_at = await status_of(first)
-    assert status == "pending" and deleted_at > 0
+    assert status == "pending"
+    assert deleted_at > 0
     jobs = await IngestJob.select(IngestJob.kind, IngestJob.payload)
     assert {"kind": "media_cleanup", "payload": f'{{"article_id":{first}}}'} in jobs
     audit = await ModerationAudit.select(
@@ -116,7 +118,7 @@ async def test_bulk_reject_leaves_pending_tab(console: Backend) -> None:
         console.client,
         back,
         "/admin/articles/bulk",
-        {"action": "reject", "id": [str(ids[0]), str(ids[2])], "back": back},
+        {"action": "reject", "id": [str(ids[0]), str(ids[2])], "tab": "pending"},
     )
     assert answer.status_code == 303
     page = await console.client.get(answer.headers["location"], headers=HTML)

@@ -37,7 +37,8 @@ async def test_add_brand_queue_crawl_see_task(console: Backend) -> None:
     assert added.status_code == 303
     brand_page = added.headers["location"]
     page = await console.client.get(brand_page, headers=HTML)
-    assert "Added Maison Aurèle." in page.text and "Update history" in page.text
+    assert "Added Maison Aurèle." in page.text
+    assert "Update history" in page.text
     queued = await post_form(
         console.client, brand_page, f"{brand_page}/crawl", {"source": "vogue", "max_shows": "3"}
     )
@@ -45,13 +46,15 @@ async def test_add_brand_queue_crawl_see_task(console: Backend) -> None:
     tasks = await CrawlTask.select(CrawlTask.max_shows, CrawlTask.source, CrawlTask.status)
     assert tasks == [{"max_shows": 3, "source": "vogue", "status": "queued"}]
     crawl = await console.client.get("/admin/crawl", headers=HTML)
-    assert "Maison Aurèle" in crawl.text and 'data-refresh="5"' in crawl.text
+    assert "Maison Aurèle" in crawl.text
+    assert 'data-refresh="5"' in crawl.text
     task_id = (await CrawlTask.select(CrawlTask.id).first() or {})["id"]
     canceled = await post_form(console.client, "/admin/crawl", f"/admin/crawl/{task_id}/cancel", {})
     assert canceled.status_code == 303
     assert await CrawlTask.select(CrawlTask.status) == [{"status": "canceled"}]
     again = await post_form(console.client, "/admin/crawl", f"/admin/crawl/{task_id}/cancel", {})
-    assert again.status_code == 409 and "cannot be canceled" in again.text
+    assert again.status_code == 409
+    assert "cannot be canceled" in again.text
     batch = await post_form(
         console.client,
         "/admin/crawl",
@@ -84,12 +87,15 @@ async def test_jobs_list_page_and_retry(console: Backend) -> None:
     )
     job_id = (await IngestJob.select(IngestJob.id).first() or {})["id"]
     listing = await console.client.get("/admin/ingest-jobs?status=failed", headers=HTML)
-    assert listing.status_code == 200 and "storage unreachable" in listing.text
+    assert listing.status_code == 200
+    assert "storage unreachable" in listing.text
     page = await console.client.get(f"/admin/ingest-jobs/{job_id}", headers=HTML)
-    assert "Retry this job" in page.text and f"/admin/articles/{article}" in page.text
+    assert "Retry this job" in page.text
+    assert f"/admin/articles/{article}" in page.text
     retried = await post_form(
         console.client, f"/admin/ingest-jobs/{job_id}", f"/admin/ingest-jobs/{job_id}/retry", {}
     )
     assert retried.status_code == 303
     row = await IngestJob.select(IngestJob.attempts).where(IngestJob.id == job_id).first()
-    assert row is not None and row["attempts"] in (0, 1)
+    assert row is not None
+    assert row["attempts"] in (0, 1)

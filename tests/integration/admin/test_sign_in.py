@@ -21,11 +21,14 @@ async def test_sign_in_session_and_sign_out(console: Backend) -> None:
     assert answer.status_code == 303, answer.text[:300]
     assert answer.headers["location"] == "/admin"
     cookie = answer.headers["set-cookie"]
-    assert "rk_session=" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie
+    assert "rk_session=" in cookie
+    assert "HttpOnly" in cookie
+    assert "SameSite=lax" in cookie
     assert "Secure" not in cookie  # plain http without an https public_url
     assert await AdminSession.count() == 1
     home = await console.client.get("/admin", headers=HTML)
-    assert home.status_code == 200 and "Dashboard" in home.text
+    assert home.status_code == 200
+    assert "Dashboard" in home.text
     out = await console.client.post(
         "/admin/sign-out", data={"_csrf_token": csrf_of(home)}, headers=HTML
     )
