@@ -114,6 +114,7 @@ class AdminSettings(Section):
 
     session_ttl_s: int = 12 * 3600
     sign_in_max_failures: int = 5
+    sign_in_max_failures_per_address: int = 20
     sign_in_window_s: int = 900
     duplicate_score: float = 0.97
     page_size: int = 50

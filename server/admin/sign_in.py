@@ -80,7 +80,11 @@ class SignInController(Controller):
             return form_error(request, TEMPLATE, context, "username", "That input is too long.")
         address = client_address(request)
         wait = await retry_after(
-            username, address, limits.sign_in_max_failures, limits.sign_in_window_s
+            username,
+            address,
+            limits.sign_in_max_failures,
+            limits.sign_in_max_failures_per_address,
+            limits.sign_in_window_s,
         )
         if wait:
             message = f"Too many failed attempts. Try again in {wait_words(wait)}."

@@ -1,8 +1,9 @@
 """Sign-in rate limit: refused attempts counted per account and per client address.
 
 Failures are rows in the database, so the limit holds across every backend process and
-a restart. After ``max_failures`` refusals within ``window_s`` for the same account or
-the same address, further attempts are refused (without checking the password) until the
+a restart. After ``per_account`` refusals within ``window_s`` for the same account, or
+``per_address`` for the same client address (higher: an office shares one address),
+further attempts are refused (without checking the password) until the
 oldest of those failures leaves the window; the page says when.
 """
 
@@ -18,11 +19,13 @@ def keys(username: str, address: str) -> list[str]:
     return [f"user:{username.strip().lower()[:100]}", f"addr:{address[:100]}"]
 
 
-async def retry_after(username: str, address: str, max_failures: int, window_s: int) -> int:
+async def retry_after(
+    username: str, address: str, per_account: int, per_address: int, window_s: int
+) -> int:
     """Seconds until another attempt is allowed (0: allowed now)."""
     now = int(time.time())
     wait = 0
-    for key in keys(username, address):
+    for key, max_failures in zip(keys(username, address), (per_account, per_address), strict=True):
         rows = (
             await SignInFailure.select(SignInFailure.at)
             .where((SignInFailure.key == key) & (SignInFailure.at > now - window_s))
