@@ -43,6 +43,11 @@ def sources_of(state: State) -> list[str]:
     return sorted(source_registry(state.pm).names())
 
 
+def default_source(sources: list[str]) -> str:
+    """The source a new task gets unless the form says otherwise: vogue when present."""
+    return "vogue" if "vogue" in sources else (sources[0] if sources else "")
+
+
 def crawl_tasks(state: State) -> CrawlTasks:
     """The backend's crawl-task queue."""
     tasks: CrawlTasks = state.crawl_tasks
@@ -94,7 +99,7 @@ class CrawlPages(Controller):
             "status": status or "",
             "counts": counts,
             "sources": sources,
-            "values": {**DEFAULTS, "source": sources[0] if sources else "", **values},
+            "values": {**DEFAULTS, "source": default_source(sources), **values},
             "errors": {},
             "first_page": not before,
             "live": counts["queued"] + counts["running"] > 0,

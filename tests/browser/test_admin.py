@@ -274,6 +274,14 @@ def test_add_brand_queue_crawl_review_approve_reject_delete(
     expect(page.locator(f'tbody a[href="/admin/articles/{first}"]')).to_have_count(2)
     assert horizontal_overflow(page) == 0
     page.set_viewport_size(PHONE)
-    page.goto(f"{console.url}/admin/articles/{second}")
-    assert horizontal_overflow(page) == 0
-    screenshot(page, "admin-review-phone", tmp_path)
+    for path in (
+        f"/admin/articles/{second}",
+        "/admin/crawl",
+        "/admin/articles",
+        f"/admin/brands/{uid}",
+        "/admin/ingest-jobs",
+        "/admin",
+    ):
+        page.goto(f"{console.url}{path}")
+        assert horizontal_overflow(page) == 0, path
+    screenshot(page, "admin-dashboard-phone", tmp_path)
