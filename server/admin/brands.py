@@ -15,7 +15,7 @@ from litestar.di import NamedDependency
 from rk.core.storage import Storage
 from rk.core.wire import BrandInfo
 from rk.server.admin.auth import admin_only
-from rk.server.admin.crawl import crawl_tasks, sources_of
+from rk.server.admin.crawl import crawl_tasks, default_source, sources_of
 from rk.server.admin.params import BadInput, Segment, Text, count
 from rk.server.admin.render import MAX_FIELD, admin_page, form_error, form_of, text
 from rk.server.errors import NotFound
@@ -121,9 +121,7 @@ class BrandPages(Controller):
                 "name": brand.name,
                 **{f"slug_{s}": brand.slugs.get(s, "") for s in sources},
                 "max_shows": "3",
-                "source": next(
-                    (s for s in sources if s in brand.slugs), sources[0] if sources else ""
-                ),
+                "source": next((s for s in sources if s in brand.slugs), default_source(sources)),
                 **values,
             },
             "errors": {},
