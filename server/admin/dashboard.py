@@ -10,7 +10,10 @@ from litestar.datastructures import State
 from rk.server.admin.render import admin_page
 from rk.server.routes.embeddings import runtime_of
 from rk.server.services.admin_dashboard import dashboard
-from rk.server.services.archive_metrics import ArchiveMetrics
+from rk.server.services.archive_metrics import ArchiveMetrics, Census
+
+NO_MODEL = Census(images=0, image_bytes=0, pending={}, capped=0, oldest_unplaced=0)
+"""Without a model there are no vector figures, so the census (a scan of images) is skipped."""
 
 
 def census_reader(state: State) -> ArchiveMetrics:
@@ -31,6 +34,9 @@ class DashboardPage(Controller):
         """Queues, the last day's jobs, the review backlog, embeddings."""
         embedder = runtime_of(state).embedder
         model = embedder.model_id if embedder is not None else None
-        census = await census_reader(state).census(model, state.settings.embed.failure_cap)
+        if model is None:
+            census = NO_MODEL
+        else:
+            census = await census_reader(state).census(model, state.settings.embed.failure_cap)
         figures = await dashboard(census, model)
         return admin_page(request, "admin/dashboard.html", {"d": figures})

@@ -7,12 +7,14 @@ OFFSET), so a deep page costs what the first one does. Every query is engine-neu
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal, cast, get_args
 
 from msgspec import Struct
 
 from rk.core.storage import Storage
 from rk.server.errors import ApiError
+from rk.server.services.moderation import TAB_COUNTS as COUNTS
 from rk.server.services.moderation import UnknownArticle, visible_status
 from rk.server.services.public_pictures import IMAGE_COLUMNS, Picture, picture
 from rk.server.services.public_sql import marks, rows
@@ -25,6 +27,7 @@ WHERE = {
     "rejected": "a.status = 'rejected' AND a.deleted_at = 0",
     "deleted": "a.deleted_at > 0",
 }
+COUNTS_TTL_S = 5.0
 ARTICLE_COLUMNS = (
     "a.id, a.title, a.season, a.city, a.date, a.source, a.kind, a.status, a.deleted_at,"
     " a.created_at, a.updated_at, a.show_key, a.url, a.designer, a.author, a.brand_id,"
@@ -118,7 +121,15 @@ def check_tab(tab: str) -> Tab:
 
 
 async def tab_counts(brand_id: int = 0) -> dict[str, int]:
-    """How many articles each tab holds (optionally of one brand)."""
+    """How many articles each tab holds (optionally of one brand).
+
+    Counted afresh at most every ``COUNTS_TTL_S`` per process (four counts over a large
+    archive cost more than the page itself); a moderation decision in this process forgets
+    them at once, one in another process shows within the TTL.
+    """
+    cached = COUNTS.get(brand_id)
+    if cached is not None and time.monotonic() - cached[0] < COUNTS_TTL_S:
+        return dict(cached[1])
     counts: dict[str, int] = {}
     for tab in TABS:
         where = WHERE[tab] + (" AND a.brand_id = {}" if brand_id else "")
@@ -126,7 +137,10 @@ async def tab_counts(brand_id: int = 0) -> dict[str, int]:
             f"SELECT COUNT(*) AS n FROM articles a WHERE {where}", *([brand_id] if brand_id else [])
         )
         counts[tab] = int(row["n"])
-    return counts
+    if len(COUNTS) > 1000:
+        COUNTS.clear()
+    COUNTS[brand_id] = (time.monotonic(), counts)
+    return dict(counts)
 
 
 async def covers(storage: Storage, items: list[dict[str, Any]]) -> dict[int, Picture]:

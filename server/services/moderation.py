@@ -29,6 +29,9 @@ Action = Literal["publish", "reject", "delete"]
 ACTIONS: tuple[str, ...] = get_args(Action)
 TARGET = {"publish": "published", "reject": "rejected", "delete": "deleted"}
 MAX_BATCH = 500
+TAB_COUNTS: dict[int, tuple[float, dict[str, int]]] = {}
+"""The console's recent tab counts per brand id (``admin_articles.tab_counts``): when they
+were counted and the counts. A decision here forgets them."""
 
 
 class Actor(Struct, frozen=True, kw_only=True):
@@ -150,6 +153,7 @@ async def moderate(
     for article_id in dict.fromkeys(article_ids):
         change = await _apply(article_id, checked, actor, expected)
         changes.append(change)
+        TAB_COUNTS.clear()
         if change.changed:
             notify(
                 pm.hook.rk_article_status_changed,
