@@ -11,17 +11,41 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from typing import Any
 
-from litestar import Router
+from litestar import Request, Router
 from litestar.config.csrf import CSRFConfig
+from litestar.exceptions import PermissionDeniedException
 from litestar.middleware import DefineMiddleware
 from litestar.middleware.csrf import CSRFMiddleware
+from litestar.types import Receive, Scope, Send
 
 from rk.core.config import Settings
 from rk.server.admin.auth import COOKIE_PATH, SignInRequired, signed_in, to_sign_in
+from rk.server.errors import answer
 
 CSRF_COOKIE = "rk_csrf"
 CSRF_HEADER = "x-csrf-token"
+
+
+class ConsoleCSRF(CSRFMiddleware):
+    """Litestar's CSRF check, answering a failed check itself (403, page or JSON).
+
+    The stock middleware raises, and an exception raised in a router's middleware passes
+    the request log and metrics as a 500 before the app turns it into a 403.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run the check; a refusal becomes the 403 answer here."""
+        try:
+            await super().__call__(scope, receive, send)
+        except PermissionDeniedException:
+            request: Request[Any, Any, Any] = scope["litestar_app"].request_class(
+                scope=scope, receive=receive
+            )
+            message = "the form's security token is missing or stale: reload the page, then retry"
+            response = answer(request, 403, message)
+            await response.to_asgi_response(None, request)(scope, receive, send)
 
 
 def csrf_config(settings: Settings, secret: str) -> CSRFConfig:
@@ -60,7 +84,7 @@ def admin_router(settings: Settings, secret: str) -> Router:
             AuditPage,
         ],
         guards=[signed_in],
-        middleware=[DefineMiddleware(CSRFMiddleware, config=csrf_config(settings, secret))],
+        middleware=[DefineMiddleware(ConsoleCSRF, config=csrf_config(settings, secret))],
         exception_handlers={SignInRequired: to_sign_in},
         include_in_schema=False,
     )

@@ -9,7 +9,7 @@ from integration.public.archive import Archive, add_show
 from integration.server.helpers import Backend
 
 from rk.core import hookimpl
-from rk.server.db.tables import Article, IngestJob, ModerationAudit
+from rk.server.db.tables import Article, ImageNeighbor, IngestJob, ModerationAudit
 
 
 class Recorder:
@@ -128,3 +128,30 @@ async def test_bulk_reject_leaves_pending_tab(console: Backend) -> None:
     rejected = await console.client.get("/admin/articles?tab=rejected", headers=HTML)
     assert f'href="/admin/articles/{ids[0]}"' in rejected.text
     assert await ModerationAudit.count() == 2
+
+
+async def test_possible_duplicates_are_listed(console: Backend) -> None:
+    archive = Archive()
+    original = await add_show(console.storage, archive, "orig", brand="Acne", looks=3)
+    copy = await add_show(console.storage, archive, "copy", brand="Acne", status="pending", looks=3)
+    other = await add_show(console.storage, archive, "other", brand="Acne", status="pending")
+    pairs = list(zip(archive.images["copy"], archive.images["orig"], strict=True))
+    for rank, (mine, theirs) in enumerate(pairs[:2], start=1):
+        await ImageNeighbor.insert(
+            ImageNeighbor(image_id=mine, model="m", neighbor_id=theirs, rank=rank, score=0.99)
+        )
+    far = archive.images["other"][0]
+    await ImageNeighbor.insert(
+        ImageNeighbor(
+            image_id=archive.images["copy"][2], model="m", neighbor_id=far, rank=1, score=0.5
+        )
+    )
+    await account("mo", "moderator")
+    await sign_in(console.client, "mo")
+    page = await console.client.get(f"/admin/articles/{copy}", headers=HTML)
+    assert "Possible duplicates" in page.text
+    assert f'href="/admin/articles/{original}"' in page.text
+    assert "2 matching images" in page.text
+    assert f'href="/admin/articles/{other}"' not in page.text
+    alone = await console.client.get(f"/admin/articles/{other}", headers=HTML)
+    assert "Possible duplicates" not in alone.text
