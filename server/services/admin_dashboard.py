@@ -11,12 +11,14 @@ import time
 
 from msgspec import Struct
 
+from rk.server.services.admin_articles import tab_counts
 from rk.server.services.archive_metrics import Census
 from rk.server.services.public_sql import rows
 
 DAY_S = 86400
 TASK_STATUSES = ("queued", "running", "done", "failed", "canceled")
 JOB_STATUSES = ("pending", "processing", "done", "failed")
+TTL_S = 5.0
 
 
 class Dashboard(Struct, frozen=True, kw_only=True):
@@ -31,6 +33,10 @@ class Dashboard(Struct, frozen=True, kw_only=True):
     capped_failures: int | None
     neighbours_lag_s: int
     unplaced_since: int
+
+
+CACHE: dict[str, tuple[float, Dashboard]] = {}
+"""The last figures per model id ("" without a model) and when they were read."""
 
 
 async def crawl_counts() -> dict[str, int]:
@@ -51,29 +57,34 @@ async def job_counts(since: int) -> tuple[dict[str, int], dict[str, int]]:
     ):
         counts[str(row["status"])] = int(row["n"])
     outcomes: dict[str, int] = {}
-    for row in await rows(
-        "SELECT status, outcome, COUNT(*) AS n FROM ingest_jobs WHERE updated_at >= {}"
-        " AND status IN ('done', 'failed') GROUP BY status, outcome",
-        since,
-    ):
-        counts[str(row["status"])] += int(row["n"])
-        if row["status"] == "done" and row["outcome"]:
-            outcomes[str(row["outcome"])] = outcomes.get(str(row["outcome"]), 0) + int(row["n"])
+    for status in ("done", "failed"):
+        for row in await rows(
+            "SELECT outcome, COUNT(*) AS n FROM ingest_jobs WHERE status = {}"
+            " AND updated_at >= {} GROUP BY outcome",
+            status,
+            since,
+        ):
+            counts[status] += int(row["n"])
+            if status == "done" and row["outcome"]:
+                outcomes[str(row["outcome"])] = int(row["n"])
     return counts, dict(sorted(outcomes.items(), key=lambda item: -item[1]))
 
 
-async def article_counts() -> dict[str, int]:
-    """Articles pending review, published, rejected (not deleted)."""
-    counts: dict[str, int] = {}
-    for status in ("pending", "published", "rejected"):
-        [row] = await rows(
-            "SELECT COUNT(*) AS n FROM articles WHERE status = {} AND deleted_at = 0", status
-        )
-        counts[status] = int(row["n"])
-    return counts
-
-
 async def dashboard(census: Census, model: str | None) -> Dashboard:
+    """The dashboard's figures, at most ``TTL_S`` old.
+
+    Every open dashboard re-reads itself every 10 s; keeping the figures for a few seconds
+    per process bounds what many open browsers cost the database.
+    """
+    cached = CACHE.get(model or "")
+    if cached is not None and time.monotonic() - cached[0] < TTL_S:
+        return cached[1]
+    figures = await read_dashboard(census, model)
+    CACHE[model or ""] = (time.monotonic(), figures)
+    return figures
+
+
+async def read_dashboard(census: Census, model: str | None) -> Dashboard:
     """The dashboard's figures now."""
     now = int(time.time())
     jobs, outcomes = await job_counts(now - DAY_S)
@@ -81,7 +92,7 @@ async def dashboard(census: Census, model: str | None) -> Dashboard:
         tasks=await crawl_counts(),
         jobs=jobs,
         outcomes=outcomes,
-        articles=await article_counts(),
+        articles=await tab_counts(),
         model=model,
         missing_vectors=sum(census.pending.values()) if model else None,
         capped_failures=census.capped if model else None,

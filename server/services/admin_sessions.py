@@ -11,8 +11,9 @@ import hashlib
 import secrets
 import time
 
-from rk.server.db.tables import AdminSession, AdminUser
-from rk.server.services.admin_users import COLUMNS, User, _user
+from rk.server.db.tables import AdminSession
+from rk.server.services.admin_users import User, _user
+from rk.server.services.public_sql import rows
 
 SEEN_EVERY_S = 300
 """``seen_at`` is written at most this often per session (not on every page view)."""
@@ -45,23 +46,20 @@ async def session_user(token: str) -> User | None:
     if not token or len(token) > 200:
         return None
     now = int(time.time())
-    session = (
-        await AdminSession.select(AdminSession.id, AdminSession.user_id, AdminSession.seen_at)
-        .where((AdminSession.token_hash == token_hash(token)) & (AdminSession.expires_at > now))
-        .first()
+    found = await rows(
+        "SELECT s.id AS session_id, s.seen_at, u.id, u.username, u.role, u.created_at,"
+        " u.last_login_at, u.disabled_at FROM admin_sessions s"
+        " JOIN admin_users u ON u.id = s.user_id"
+        " WHERE s.token_hash = {} AND s.expires_at > {} AND u.disabled_at = 0",
+        token_hash(token),
+        now,
     )
-    if session is None:
+    if not found:
         return None
-    row = (
-        await AdminUser.select(*COLUMNS)
-        .where((AdminUser.id == session["user_id"]) & (AdminUser.disabled_at == 0))
-        .first()
-    )
-    if row is None:
-        return None
-    if now - int(session["seen_at"]) >= SEEN_EVERY_S:
+    row = found[0]
+    if now - int(row["seen_at"]) >= SEEN_EVERY_S:
         await AdminSession.update({AdminSession.seen_at: now}).where(
-            AdminSession.id == session["id"]
+            AdminSession.id == row["session_id"]
         )
     return _user(row)
 

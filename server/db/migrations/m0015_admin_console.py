@@ -51,7 +51,7 @@ STATEMENTS = [
     "CREATE INDEX ingest_jobs_status_id_idx ON ingest_jobs (status, id)",
     "CREATE INDEX ingest_jobs_kind_id_idx ON ingest_jobs (kind, id)",
     "CREATE INDEX ingest_jobs_brand_id_idx ON ingest_jobs (brand_id, id)",
-    "CREATE INDEX ingest_jobs_updated_idx ON ingest_jobs (updated_at)",
+    "CREATE INDEX ingest_jobs_status_updated_idx ON ingest_jobs (status, updated_at, outcome)",
 ]
 
 
