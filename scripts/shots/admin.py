@@ -1,7 +1,8 @@
 """The moderation console's pages for the screenshots.
 
 An admin account is made with ``rk admin create-user``; a few decisions are taken with
-``rk articles`` (so the tabs, audit and history have rows); crawl tasks are queued with
+``rk articles`` (so the tabs, audit and history have rows, and a delete's media cleanup job
+runs); crawl tasks are queued with
 ``rk crawl add`` and some are claimed and reported through the signed spider API, as a
 spider would, so the queue shows every state.
 """
@@ -44,6 +45,8 @@ def seed(world: World) -> None:
     small = _ids(world, "SELECT id FROM articles ORDER BY id")
     world.rk("articles", "publish", small[0], small[3])
     world.rk("articles", "reject", small[4])
+    world.rk("articles", "delete", small[5])
+    world.wait_for_jobs()
     for name, _ in BRANDS:
         world.rk("crawl", "add", name, "--max-shows", "3")
     world.rk("crawl", "add", "Nordlys", "--max-shows", "0", "--priority", "5")
