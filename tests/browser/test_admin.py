@@ -143,6 +143,15 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
         server.shutdown()
 
 
+@pytest.fixture(autouse=True)
+def patient_expect() -> Iterator[None]:
+    """Wait up to 20 s for a page condition: the shared cores are often loaded (a failed
+    run of the full browser suite at load average 10 passed alone)."""
+    expect.set_options(timeout=20_000)
+    yield
+    expect.set_options(timeout=5_000)
+
+
 def sign_in(page: Page, console: Console, name: str, password: str = PASSWORD) -> None:
     page.goto(f"{console.url}/admin/sign-in")
     page.get_by_label("User name").fill(name)
