@@ -9,6 +9,8 @@ import typer
 
 from rk import __version__
 from rk.cli import (
+    admin_cmd,
+    articles_cmd,
     brands_cmd,
     config_cmd,
     crawl_cmd,
@@ -59,6 +61,8 @@ plugins_cmd.register(app)
 config_cmd.register(app)
 db_cmd.register(app)
 brands_cmd.register(app)
+admin_cmd.register(app)
+articles_cmd.register(app)
 crawl_cmd.register(app)
 spider_cmd.register(app)
 spider_embed.register(app)

@@ -113,6 +113,17 @@ class QueueSettings(Section):
     poll_interval_s: float = 1.0
 
 
+class AdminSettings(Section):
+    """The moderation console: sessions, sign-in rate limits, duplicate detection."""
+
+    session_ttl_s: int = 12 * 3600
+    sign_in_max_failures: int = 5
+    sign_in_max_failures_per_address: int = 20
+    sign_in_window_s: int = 900
+    duplicate_score: float = 0.97
+    page_size: int = 50
+
+
 class LogSettings(Section):
     """Log output: ``text`` for people, ``json`` (one object per line) for machines."""
 
@@ -135,6 +146,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     security: SecuritySettings = msgspec.field(default_factory=SecuritySettings)
     queues: QueueSettings = msgspec.field(default_factory=QueueSettings)
     log: LogSettings = msgspec.field(default_factory=LogSettings)
+    admin: AdminSettings = msgspec.field(default_factory=AdminSettings)
     sources: dict[str, dict[str, Any]] = {}
 
     @property
