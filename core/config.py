@@ -75,6 +75,15 @@ class EmbedSettings(Section):
     pending_lease_s: int = 120
 
 
+class VectorSettings(Section):
+    """Where vectors are searched: ``index`` is ``auto`` (pgvector on PostgreSQL when the
+    extension is there, else exact), or a registered index name."""
+
+    index: str = "auto"
+    ef_search: int = 200
+    reindex_batch: int = 2000
+
+
 class SpiderSettings(Section):
     """HTTP politeness for every source request."""
 
@@ -127,6 +136,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     media: MediaSettings = msgspec.field(default_factory=MediaSettings)
     vision: VisionSettings = msgspec.field(default_factory=VisionSettings)
     embed: EmbedSettings = msgspec.field(default_factory=EmbedSettings)
+    vectors: VectorSettings = msgspec.field(default_factory=VectorSettings)
     spider: SpiderSettings = msgspec.field(default_factory=SpiderSettings)
     security: SecuritySettings = msgspec.field(default_factory=SecuritySettings)
     queues: QueueSettings = msgspec.field(default_factory=QueueSettings)
