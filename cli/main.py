@@ -19,6 +19,7 @@ from rk.cli import (
     serve_cmd,
     spider_cmd,
     spider_embed,
+    vectors_cmd,
     vision_cmd,
 )
 from rk.cli.common import start_logging
@@ -64,6 +65,7 @@ spider_embed.register(app)
 embed_cmd.register(app)
 vision_cmd.register(app)
 serve_cmd.register(app)
+vectors_cmd.register(app)
 doctor_cmd.register(app)
 
 

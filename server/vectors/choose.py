@@ -23,13 +23,18 @@ def scheme() -> str:
     return "sqlite" if engine().engine_type == "sqlite" else "postgresql"
 
 
+def wanted_name(settings: VectorSettings) -> str:
+    """The index ``vectors.index`` asks for on the bound database (``auto`` resolved)."""
+    if settings.index != "auto":
+        return settings.index
+    return "pgvector" if scheme() == "postgresql" else FALLBACK
+
+
 async def open_vector_index(settings: VectorSettings, pm: pluggy.PluginManager) -> VectorIndex:
     """The index for the bound database, opened; falls back to ``exact`` with a warning."""
     registry = vector_index_registry(pm)
     on = scheme()
-    wanted = settings.index
-    if wanted == "auto":
-        wanted = "pgvector" if on == "postgresql" else FALLBACK
+    wanted = wanted_name(settings)
     try:
         cls = registry.get(wanted)
     except UnknownPlugin as exc:
