@@ -46,14 +46,13 @@ def reindex_command(
     table in batches and (re)builds the HNSW index while the backend keeps serving.
     """
     from rk.core.plugins import get_plugin_manager
-    from rk.core.vector_indexes import vector_index_registry
-    from rk.server.vectors.choose import wanted_name
+    from rk.server.vectors.choose import index_class, wanted_name
 
     settings = settings_from(config, data_dir)
 
     async def work() -> tuple[str, int]:
         name = wanted_name(settings.vectors)
-        index = vector_index_registry(get_plugin_manager()).get(name)(settings.vectors)
+        index = index_class(settings.vectors, get_plugin_manager())(settings.vectors)
         problem = await index.open()
         if problem is not None:
             fail(f"cannot rebuild the {name} index: {problem}")
@@ -88,14 +87,18 @@ def status_command(config: ConfigOption = None, data_dir: DataDirOption = None) 
         if not await enabled():
             return lines
         for row in await rows(
-            "SELECT s.id, s.model, s.kind, s.dim, s.ready_at, (SELECT COUNT(*) FROM"
-            " image_embeddings e WHERE e.model = s.model AND e.kind = s.kind AND e.dim = s.dim)"
-            " AS n FROM vector_spaces s ORDER BY s.id"
+            "SELECT e.model, e.kind, e.dim, COUNT(*) AS n, s.id, s.ready_at"
+            " FROM image_embeddings e LEFT JOIN vector_spaces s"
+            " ON s.model = e.model AND s.kind = e.kind AND s.dim = e.dim"
+            " GROUP BY e.model, e.kind, e.dim, s.id, s.ready_at ORDER BY e.model, e.kind, e.dim"
         ):
-            state = "ready" if row["ready_at"] else "filling (exact index serves meanwhile)"
+            if row["id"] is None:
+                where, state = "no pgvector table", "waiting (exact index serves meanwhile)"
+            else:
+                where = f"rk_vectors_{row['id']}"
+                state = "ready" if row["ready_at"] else "filling (exact index serves meanwhile)"
             lines.append(
-                f"rk_vectors_{row['id']}: {row['model']} {row['kind']} {row['dim']}-d,"
-                f" {row['n']} vectors, {state}"
+                f"{row['model']} {row['kind']} {row['dim']}-d: {row['n']} vectors, {state}; {where}"
             )
         return lines
 

@@ -30,15 +30,20 @@ def wanted_name(settings: VectorSettings) -> str:
     return "pgvector" if scheme() == "postgresql" else FALLBACK
 
 
+def index_class(settings: VectorSettings, pm: pluggy.PluginManager) -> type[VectorIndex]:
+    """The class of the index ``vectors.index`` names; ConfigError when none has that name."""
+    try:
+        return vector_index_registry(pm).get(wanted_name(settings))
+    except UnknownPlugin as exc:
+        raise ConfigError(f"vectors.index: {exc}") from None
+
+
 async def open_vector_index(settings: VectorSettings, pm: pluggy.PluginManager) -> VectorIndex:
     """The index for the bound database, opened; falls back to ``exact`` with a warning."""
     registry = vector_index_registry(pm)
     on = scheme()
     wanted = wanted_name(settings)
-    try:
-        cls = registry.get(wanted)
-    except UnknownPlugin as exc:
-        raise ConfigError(f"vectors.index: {exc}") from None
+    cls = index_class(settings, pm)
     problem = None if on in cls.schemes else f"index {wanted!r} cannot serve {on}"
     index = cls(settings) if problem is None else None
     if index is not None:

@@ -17,4 +17,4 @@ def engine() -> Engine:
 
 async def rows(sql: str, *args: Any) -> list[dict[str, Any]]:
     """Run one statement (``{}`` placeholders) and return its rows."""
-    return list(await engine().run_querystring(QueryString(sql, *args)))
+    return [dict(row) for row in await engine().run_querystring(QueryString(sql, *args))]

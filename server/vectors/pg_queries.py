@@ -18,26 +18,28 @@ MAX_EF_SEARCH = 1000
 PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
 
 
-async def top_published(space: Space, query: str, k: int, candidates: int) -> tuple[Scored, int]:
-    """The ``k`` best published images among the space's ``candidates`` nearest to the
-    ``query`` (pgvector text); also how many candidates the index gave."""
-    ef = min(MAX_EF_SEARCH, max(candidates, k))
+async def top_published(space: Space, query: str, k: int, ef: int) -> tuple[Scored, int]:
+    """The ``k`` best published images among the space's ``ef`` nearest to the ``query``
+    (pgvector text), and how many candidates the index gave (fewer than ``ef``: all it has).
+
+    Each candidate comes back with whether its article is published and live, read in the
+    same statement as the candidates themselves.
+    """
     async with engine().transaction():
-        await rows(f"SET LOCAL hnsw.ef_search = {ef}")
+        await rows(f"SET LOCAL hnsw.ef_search = {int(ef)}")
         found = await rows(
-            "SELECT c.image_id, c.d, c.n FROM (SELECT v.image_id,"
-            f" v.embedding <=> ({{}}::text)::vector AS d, COUNT(*) OVER () AS n"
-            f" FROM (SELECT image_id, embedding FROM {space.table}"
-            " ORDER BY embedding <=> ({}::text)::vector LIMIT {}) v) c"
-            " JOIN images i ON i.id = c.image_id JOIN articles a ON a.id = i.article_id"
-            f" WHERE {PUBLISHED} ORDER BY c.d, c.image_id LIMIT {{}}",
+            "SELECT c.image_id, c.d, a.id IS NOT NULL AS shown FROM (SELECT image_id,"
+            " embedding <=> ({}::text)::vector AS d"
+            f" FROM {space.table} ORDER BY embedding <=> ({{}}::text)::vector LIMIT {{}}) c"
+            " LEFT JOIN images i ON i.id = c.image_id"
+            f" LEFT JOIN articles a ON a.id = i.article_id AND {PUBLISHED}"
+            " ORDER BY c.d, c.image_id",
             query,
             query,
             ef,
-            k,
         )
-    given = int(found[0]["n"]) if found else 0
-    return [(int(row["image_id"]), 1.0 - float(row["d"])) for row in found], given
+    shown = [(int(row["image_id"]), 1.0 - float(row["d"])) for row in found if row["shown"]]
+    return shown[:k], len(found)
 
 
 async def nearest_stored(
