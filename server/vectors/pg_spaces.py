@@ -30,9 +30,6 @@ from rk.server.vectors.db import engine, rows
 
 log = logging.getLogger(__name__)
 
-BUILD_MEMORY = "1GB"
-"""``maintenance_work_mem`` for an HNSW build: the graph of 1M × 512 fits, so the build
-never falls back to inserting row by row from disk."""
 HNSW_M = 24
 HNSW_EF_CONSTRUCTION = 128
 """Graph degree and build beam: pgvector's defaults (16, 64) reached recall@20 0.70 on
@@ -278,19 +275,19 @@ async def backfill(
             progress(min(done, total), max(total, done))
         if heartbeat is not None:
             await heartbeat()
-    await build_index(space)
+    await build_index(space, settings.build_memory)
     await rows("UPDATE vector_spaces SET ready_at = {} WHERE id = {}", int(time.time()), space.id)
     return done
 
 
-async def build_index(space: Space, *, rebuild: bool = False) -> None:
+async def build_index(space: Space, memory: str, *, rebuild: bool = False) -> None:
     """Build the space's HNSW index while writes go on (``CONCURRENTLY``, own connection)."""
     db = engine()
     if not isinstance(db, PostgresEngine):
         raise TypeError("pgvector spaces live in PostgreSQL")
     conn = await db.get_new_connection()
     try:
-        await conn.execute(f"SET maintenance_work_mem = '{BUILD_MEMORY}'")
+        await conn.execute("SELECT set_config('maintenance_work_mem', $1, false)", memory)
         valid = await conn.fetchval(
             "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
             " WHERE c.relname = $1",
