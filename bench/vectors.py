@@ -68,6 +68,11 @@ MiB = 2**20
 BUILD_MEMORY = "4GB"
 
 
+NOISE = 1.0
+"""Length of the noise added to a cluster centre (unit length): members sit at cosine ~0.7
+from their centre and ~0.5 from each other, so neighbours are close but not obvious."""
+
+
 def make_vectors(count: int, data: str, seed: int) -> np.ndarray:
     """``count`` unit vectors: random, or around ``count / 100`` noisy centres."""
     rng = np.random.default_rng(seed)
@@ -77,7 +82,7 @@ def make_vectors(count: int, data: str, seed: int) -> np.ndarray:
     out = np.empty((count, DIM), dtype=np.float32)
     for lo in range(0, count, CHUNK):
         n = min(CHUNK, count - lo)
-        noise = rng.standard_normal((n, DIM), dtype=np.float32) * (0.5 / np.sqrt(DIM))
+        noise = rng.standard_normal((n, DIM), dtype=np.float32) * (NOISE / np.sqrt(DIM))
         out[lo : lo + n] = normalised(centres[rng.integers(0, len(centres), n)] + noise)
     return out
 
@@ -157,7 +162,7 @@ async def seed(dsn: str, vectors: np.ndarray) -> None:
 
 async def database(admin: str, count: int, data: str, vectors: np.ndarray) -> tuple[str, dict]:
     """The seeded, indexed database for (count, data), made unless a ready one exists."""
-    name = f"rk_bench_{data}_{count}"
+    name = f"rk_bench_{data}_{count}_n{int(NOISE * 100)}"
     dsn = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
     conn = await asyncpg.connect(admin)
     exists = await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name)
@@ -264,7 +269,7 @@ async def placement(vectors: np.ndarray, data: str, exact: ExactIndex, pg: Pgvec
         out = [("numpy, vectors in memory (floor)", floor_s, 1.0)]
         for name, index in (
             ("exact index, streamed from the database", exact),
-            ("pgvector, HNSW (2K candidates each)", pg),
+            ("pgvector, HNSW (ef_search candidates each)", pg),
         ):
             started = time.perf_counter()
             placed = await index.place(MODEL, "runway", new_ids, new, K)

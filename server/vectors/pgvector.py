@@ -2,9 +2,11 @@
 
 Search asks the space's HNSW index for ``ef_search`` candidates and keeps the published
 ones in the same statement, asking again with a larger ``ef_search`` when too few pass.
-Placement asks, in one statement per batch, for each new vector's ``2·K`` nearest stored
-vectors: the best K become its list, and every candidate whose stored list it beats is
-offered to that list (the reverse side the neighbours job merges).
+Placement asks, in one statement per batch, for each new vector's ``ef_search`` nearest
+stored vectors (at least 2·K): the best K become its list, and every candidate whose stored
+list it beats is offered to that list (the reverse side the neighbours job merges). Asking
+for as many as the HNSW scan visits anyway costs no extra index work and finds the
+reverse pairs as far as the new vector's own neighbourhood reaches.
 
 A space that is not ready yet (an existing install whose vectors are still being copied
 in) is served by the exact index meanwhile; ``open`` starts that copy in the background
@@ -143,15 +145,16 @@ class PgvectorIndex:
         k: int,
         heartbeat: Heartbeat | None = None,
     ) -> Placed:
-        """Each new vector's top-``k`` from its ``2k`` HNSW candidates, and the candidates
-        whose stored lists it enters."""
+        """Each new vector's top-``k`` from its HNSW candidates, and the candidates whose
+        stored lists it enters."""
         dim = vectors.shape[1]
         space = next((s for s in await spaces(model) if s.kind == kind and s.dim == dim), None)
         if space is None or not space.ready:
             return await self.fallback.place(model, kind, ids, vectors, k, heartbeat)
         owners = [int(i) for i in ids]
+        candidates = min(MAX_EF_SEARCH - 1, max(2 * k, self.settings.ef_search))
         nearest = await nearest_stored(
-            space, owners, [vector_text(v) for v in vectors], 2 * k, self.settings.ef_search
+            space, owners, [vector_text(v) for v in vectors], candidates, self.settings.ef_search
         )
         if heartbeat is not None:
             await heartbeat()
