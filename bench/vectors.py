@@ -65,7 +65,7 @@ PER_ARTICLE = 40
 NEW = 100
 CHUNK = 50_000
 MiB = 2**20
-BUILD_MEMORY = "4GB"
+BUILD_MEMORY_MB = 4096
 
 
 NOISE = 1.0
@@ -187,7 +187,7 @@ async def database(admin: str, count: int, data: str, vectors: np.ndarray) -> tu
     engine = await connect(dsn)
     try:
         started = time.perf_counter()
-        await PgvectorIndex(VectorSettings(build_memory=BUILD_MEMORY)).reindex(MODEL)
+        await PgvectorIndex(VectorSettings(build_memory_mb=BUILD_MEMORY_MB)).reindex(MODEL)
         timings["build_s"] = time.perf_counter() - started
     finally:
         await close(engine)

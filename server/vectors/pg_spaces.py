@@ -275,19 +275,19 @@ async def backfill(
             progress(min(done, total), max(total, done))
         if heartbeat is not None:
             await heartbeat()
-    await build_index(space, settings.build_memory)
+    await build_index(space, settings.build_memory_mb)
     await rows("UPDATE vector_spaces SET ready_at = {} WHERE id = {}", int(time.time()), space.id)
     return done
 
 
-async def build_index(space: Space, memory: str, *, rebuild: bool = False) -> None:
+async def build_index(space: Space, memory_mb: int, *, rebuild: bool = False) -> None:
     """Build the space's HNSW index while writes go on (``CONCURRENTLY``, own connection)."""
     db = engine()
     if not isinstance(db, PostgresEngine):
         raise TypeError("pgvector spaces live in PostgreSQL")
     conn = await db.get_new_connection()
     try:
-        await conn.execute("SELECT set_config('maintenance_work_mem', $1, false)", memory)
+        await conn.execute(f"SET maintenance_work_mem = '{int(memory_mb)}MB'")
         valid = await conn.fetchval(
             "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
             " WHERE c.relname = $1",

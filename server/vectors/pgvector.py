@@ -186,7 +186,7 @@ class PgvectorIndex:
             was_ready = space.ready
             await backfill(space, self.settings, step)
             if was_ready:
-                await build_index(space, self.settings.build_memory, rebuild=True)
+                await build_index(space, self.settings.build_memory_mb, rebuild=True)
             offset += count
         if progress is not None:
             progress(offset, max(total, offset))
