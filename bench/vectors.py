@@ -68,13 +68,9 @@ MiB = 2**20
 BUILD_MEMORY_MB = 4096
 
 
-NOISE = 1.0
-"""Length of the noise added to a cluster centre (unit length): members sit at cosine ~0.7
-from their centre and ~0.5 from each other, so neighbours are close but not obvious."""
-
-
-def make_vectors(count: int, data: str, seed: int) -> np.ndarray:
-    """``count`` unit vectors: random, or around ``count / 100`` noisy centres."""
+def make_vectors(count: int, data: str, seed: int, noise: float = 1.0) -> np.ndarray:
+    """``count`` unit vectors: random, or around ``count / 100`` centres plus noise of length
+    ``noise`` (1.0: members sit at cosine ~0.7 from their centre, ~0.5 from each other)."""
     rng = np.random.default_rng(seed)
     if data == "random":
         return normalised(rng.standard_normal((count, DIM), dtype=np.float32))
@@ -82,8 +78,8 @@ def make_vectors(count: int, data: str, seed: int) -> np.ndarray:
     out = np.empty((count, DIM), dtype=np.float32)
     for lo in range(0, count, CHUNK):
         n = min(CHUNK, count - lo)
-        noise = rng.standard_normal((n, DIM), dtype=np.float32) * (NOISE / np.sqrt(DIM))
-        out[lo : lo + n] = normalised(centres[rng.integers(0, len(centres), n)] + noise)
+        spread = rng.standard_normal((n, DIM), dtype=np.float32) * (noise / np.sqrt(DIM))
+        out[lo : lo + n] = normalised(centres[rng.integers(0, len(centres), n)] + spread)
     return out
 
 
@@ -160,9 +156,8 @@ async def seed(dsn: str, vectors: np.ndarray) -> None:
         await conn.close()
 
 
-async def database(admin: str, count: int, data: str, vectors: np.ndarray) -> tuple[str, dict]:
-    """The seeded, indexed database for (count, data), made unless a ready one exists."""
-    name = f"rk_bench_{data}_{count}_n{int(NOISE * 100)}"
+async def database(admin: str, name: str, vectors: np.ndarray) -> tuple[str, dict]:
+    """The seeded, indexed database ``name``, made unless a ready one exists."""
     dsn = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
     conn = await asyncpg.connect(admin)
     exists = await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name)
@@ -225,7 +220,9 @@ async def search_row(search: Search, queries: np.ndarray, truth: list[list[int]]
     }
 
 
-async def placement(vectors: np.ndarray, data: str, exact: ExactIndex, pg: PgvectorIndex) -> list:
+async def placement(
+    vectors: np.ndarray, data: str, noise: float, exact: ExactIndex, pg: PgvectorIndex
+) -> list:
     """Save ``NEW`` vectors through the service, place them three ways; rows of the table."""
     [top] = await rows("SELECT MAX(id) AS m FROM articles")
     article = int(top["m"]) + 1
@@ -241,7 +238,7 @@ async def placement(vectors: np.ndarray, data: str, exact: ExactIndex, pg: Pgvec
         NEW,
     )
     new_ids = np.array(sorted(int(r["id"]) for r in found), dtype=np.int64)
-    new = make_vectors(NEW, data, seed=99)
+    new = make_vectors(NEW, data, seed=99, noise=noise)
     items = [
         EmbeddingVector(kind="runway", image_id=int(i), vector=v.tolist())
         for i, v in zip(new_ids, new, strict=True)
@@ -291,18 +288,19 @@ async def main() -> None:
     parser.add_argument("--data", choices=("clustered", "random"), default="clustered")
     parser.add_argument("--ef", default="40,100,200,400")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--noise", type=float, default=1.0, help="clustered: noise length")
     parser.add_argument("--data-dir", default="/work/bench-data/pgvector")
     args = parser.parse_args()
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    vectors = make_vectors(args.size, args.data, seed=1)
+    vectors = make_vectors(args.size, args.data, seed=1, noise=args.noise)
     admin = start_server(Path(args.data_dir) / "server")
-    dsn, timings = await database(admin, args.size, args.data, vectors)
+    label = f"{args.data}_{args.size}" + (
+        f"_n{round(args.noise * 100)}" if args.data == "clustered" else ""
+    )
+    dsn, timings = await database(admin, f"rk_bench_{label}", vectors)
     mask = published_mask(args.size)
     shown, shown_ids = vectors[mask], np.flatnonzero(mask).astype(np.int64) + 1
-    if args.data == "random":
-        queries = make_vectors(args.queries, "random", seed=7)
-    else:
-        queries = make_vectors(args.queries, "clustered", seed=7)
+    queries = make_vectors(args.queries, args.data, seed=7, noise=args.noise)
     truth = [exact_top(shown, shown_ids, q, K) for q in queries]
     engine = await connect(dsn)
     try:
@@ -319,7 +317,7 @@ async def main() -> None:
             row = await search_row(lambda q: pg.search(MODEL, q, K), queries, truth)
             results.append(("pgvector", str(ef), row))
         pg.settings = VectorSettings()
-        placed = await placement(vectors, args.data, exact, pg)
+        placed = await placement(vectors, args.data, args.noise, exact, pg)
         [size] = await rows(
             "SELECT pg_total_relation_size(format('rk_vectors_%s', id)) AS b FROM vector_spaces"
         )
