@@ -300,6 +300,10 @@ class SearchIndexes:
             index = self._by_model[model] = SearchIndex(model)
         return index
 
+    def drop(self, model: str) -> None:
+        """Forget ``model``'s index and its arrays."""
+        self._by_model.pop(model, None)
+
     def all(self) -> list[SearchIndex]:
         """Every model's index made so far."""
         return list(self._by_model.values())

@@ -116,13 +116,12 @@ class PgvectorIndex:
 
     async def search(self, model: str, query: Floats, k: int, kind: str | None = None) -> Scored:
         """The ``k`` published images nearest to ``query`` (HNSW, ``ef_search`` candidates)."""
-        chosen = [
-            space
-            for space in await spaces(model)
-            if space.dim == len(query) and kind in (None, space.kind)
-        ]
+        known = await spaces(model)
+        chosen = [s for s in known if s.dim == len(query) and kind in (None, s.kind)]
         if any(not space.ready for space in chosen):
             return await self.fallback.search(model, query, k, kind)
+        if self._fallback is not None and all(space.ready for space in known):
+            self._fallback.indexes.drop(model)  # filled: the copy in memory is no longer needed
         text = vector_text(query)
         merged: Scored = []
         for space in chosen:
