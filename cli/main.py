@@ -19,6 +19,7 @@ from rk.cli import (
     serve_cmd,
     spider_cmd,
     spider_embed,
+    storage_cmd,
     vectors_cmd,
     vision_cmd,
 )
@@ -67,6 +68,7 @@ vision_cmd.register(app)
 serve_cmd.register(app)
 vectors_cmd.register(app)
 doctor_cmd.register(app)
+storage_cmd.register(app)
 
 
 def run() -> None:

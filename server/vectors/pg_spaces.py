@@ -21,10 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from piccolo.engine.base import Engine
-from piccolo.engine.postgres import PostgresEngine
 
 from rk.core.config import VectorSettings
 from rk.core.vector_indexes import Heartbeat, Progress
+from rk.server.db.engine import database_of
+from rk.server.db.pg_database import PgDatabase
+from rk.server.db.tables import ImageEmbedding
 from rk.server.vectors.clock import hold_vector_clock
 from rk.server.vectors.db import engine, rows
 
@@ -281,21 +283,22 @@ async def backfill(
 
 
 async def build_index(space: Space, memory_mb: int, *, rebuild: bool = False) -> None:
-    """Build the space's HNSW index while writes go on (``CONCURRENTLY``, own connection)."""
-    db = engine()
-    if not isinstance(db, PostgresEngine):
+    """Build the space's HNSW index while writes go on (``CONCURRENTLY``, on a pool connection
+    of its own, outside any transaction)."""
+    db = database_of(ImageEmbedding)
+    if not isinstance(db, PgDatabase):
         raise TypeError("pgvector spaces live in PostgreSQL")
-    conn = await db.get_new_connection()
-    try:
+    async with db.pool.acquire() as conn:  # outside any transaction, as CONCURRENTLY needs
         await conn.execute(f"SET maintenance_work_mem = '{int(memory_mb)}MB'")
-        valid = await conn.fetchval(
-            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
-            " WHERE c.relname = $1",
-            f"{space.table}_hnsw",
-        )
-        if valid is None:
-            await conn.execute(hnsw_ddl(space, concurrently=True))
-        elif rebuild or not valid:  # an interrupted concurrent build leaves an invalid one
-            await conn.execute(f"REINDEX INDEX CONCURRENTLY {space.table}_hnsw")
-    finally:
-        await conn.close()
+        try:
+            valid = await conn.fetchval(
+                "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                " WHERE c.relname = $1",
+                f"{space.table}_hnsw",
+            )
+            if valid is None:
+                await conn.execute(hnsw_ddl(space, concurrently=True))
+            elif rebuild or not valid:  # an interrupted concurrent build leaves an invalid one
+                await conn.execute(f"REINDEX INDEX CONCURRENTLY {space.table}_hnsw")
+        finally:
+            await conn.execute("RESET maintenance_work_mem")

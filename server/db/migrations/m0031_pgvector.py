@@ -23,21 +23,18 @@ log = logging.getLogger("rk.server")
 
 
 async def _try_extension(engine: Engine) -> None:
-    """``CREATE EXTENSION vector`` inside a savepoint, so a refusal leaves the migration whole."""
+    """``CREATE EXTENSION vector`` in a savepoint, so a refusal leaves the migration whole."""
     found = await engine.run_querystring(
         QueryString("SELECT 1 AS x FROM pg_available_extensions WHERE name = 'vector'")
     )
     if not found:
         log.info("migration 0031: pgvector is not installed on this server; exact index for now")
         return
-    await execute(engine, "SAVEPOINT rk_pgvector")
     try:
-        await execute(engine, "CREATE EXTENSION IF NOT EXISTS vector")
+        async with engine.transaction():  # a savepoint inside the migration's transaction
+            await execute(engine, "CREATE EXTENSION IF NOT EXISTS vector")
     except Exception as exc:  # no privilege: the backend explains at startup
-        await execute(engine, "ROLLBACK TO SAVEPOINT rk_pgvector")
         log.info("migration 0031: CREATE EXTENSION vector refused: %s", str(exc).splitlines()[0])
-        return
-    await execute(engine, "RELEASE SAVEPOINT rk_pgvector")
 
 
 async def forwards(engine: Engine) -> None:
