@@ -20,21 +20,13 @@ and the process RSS growth while loading), and the next query after one article 
 unpublished or 1,000 new vectors arrived (incremental refreshes).
 
 pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
-measured by ``bench/vectors.py`` on the same kind of data, next to the exact index.
+measured by ``bench.vectors`` on the same kind of data, next to the exact index.
 
-    .venv/bin/python bench/search.py [--sizes 100000,1000000] [--pg] [--reread-max N]
+    .venv/bin/python -m bench.search [--sizes 100000,1000000] [--pg] [--reread-max N]
         [--quick]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio

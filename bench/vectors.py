@@ -21,19 +21,11 @@ The server's data stays in ``--data-dir`` (outside the repository): a second run
 same size and data reuses the seeded, indexed database (a 1M HNSW build takes tens of
 minutes on 2 cores).
 
-    .venv/bin/python bench/vectors.py [--size 100000] [--data clustered|random]
+    .venv/bin/python -m bench.vectors [--size 100000] [--data clustered|random]
         [--ef 40,100,200,400] [--queries 200] [--data-dir /work/bench-data/pgvector]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
@@ -41,6 +33,7 @@ import os
 import time
 import warnings
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg

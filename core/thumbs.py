@@ -3,14 +3,25 @@
 A thumbnail is a JPEG whose shortest side is ``shortest_side`` pixels (never upscaled),
 upright (EXIF orientation applied) and RGB (CMYK converted, transparency flattened onto
 white). JPEG originals are decoded in draft mode, at the smallest DCT scale that is still
-at least the target size: that halves the decode cost of a full-size runway photo.
+at least the target size (1280×1920 → 320×480 for 256), so the decoder never builds the
+full-size image; the last small step is bicubic and the JPEG is written without a second
+Huffman pass. ``bench/spider_media.py`` reports the time and the PSNR against the previous
+recipe (Lanczos, optimized Huffman tables): ~27 % less CPU at ~39 dB.
+
+``thumbnail`` runs the work in a pool of one thread per core (Pillow releases the GIL while
+decoding, resizing and encoding), so an event loop never waits on it and a burst of images
+never runs more decodes at once than there are cores.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import math
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -58,9 +69,26 @@ def make_thumbnail(data: bytes, shortest_side: int) -> bytes | None:
                         max(1, round(width * scale)),
                         max(1, round(height * scale)),
                     )
-                    img = img.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+                    img = img.resize(size, Image.Resampling.BICUBIC, reducing_gap=3.0)
                 out = io.BytesIO()
-                img.save(out, "JPEG", quality=JPEG_QUALITY, optimize=True)
+                img.save(out, "JPEG", quality=JPEG_QUALITY)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         return None
     return out.getvalue()
+
+
+def pool_size() -> int:
+    """The cores this process may run on: the thumbnail pool's size."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=pool_size(), thread_name_prefix="rk-thumb")
+
+
+async def thumbnail(data: bytes, shortest_side: int) -> bytes | None:
+    """``make_thumbnail`` in the shared thumbnail pool, off the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _pool(), make_thumbnail, data, shortest_side
+    )
