@@ -22,6 +22,7 @@ from rk.cli import (
     spider_cmd,
     spider_embed,
     storage_cmd,
+    vectors_cmd,
     vision_cmd,
 )
 from rk.cli.common import start_logging
@@ -69,6 +70,7 @@ spider_embed.register(app)
 embed_cmd.register(app)
 vision_cmd.register(app)
 serve_cmd.register(app)
+vectors_cmd.register(app)
 doctor_cmd.register(app)
 storage_cmd.register(app)
 

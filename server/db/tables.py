@@ -78,7 +78,8 @@ class Image(Table, tablename="images"):
 class ImageEmbedding(Table, tablename="image_embeddings"):
     """One image's vector for one model: float32 little-endian bytes. Unique (image_id, model).
 
-    ``neighbours_at`` is 0 until the neighbours job has placed this vector.
+    ``neighbours_at`` is 0 until the neighbours job has placed this vector. ``change_seq``
+    is set by the database whenever the vector is written, in commit order (migration 0030).
     """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers
@@ -90,6 +91,7 @@ class ImageEmbedding(Table, tablename="image_embeddings"):
     vector = Bytea()
     created_at = BigInt(default=0)
     neighbours_at = BigInt(default=0)
+    change_seq = BigInt(default=0)
 
 
 class ImageEmbeddingFailure(Table, tablename="image_embedding_failures"):
@@ -249,6 +251,21 @@ class PublicChange(Table, tablename="public_changes"):
     changed_at = BigInt(default=0)
 
 
+class VectorSpace(Table, tablename="vector_spaces"):
+    """The vectors of one (model, kind, dim) in pgvector: table ``rk_vectors_<id>``.
+
+    ``ready_at`` is 0 while existing vectors are still being copied in (search then uses
+    the exact index); see ``rk.server.vectors.pg_spaces``. Unique (model, kind, dim).
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    model = Varchar(length=128)
+    kind = Varchar(length=16)
+    dim = Integer()
+    ready_at = BigInt(default=0)
+
+
 ALL_TABLES: list[type[Table]] = [
     Brand,
     Article,
@@ -265,4 +282,5 @@ ALL_TABLES: list[type[Table]] = [
     SignInFailure,
     ModerationAudit,
     PublicChange,
+    VectorSpace,
 ]
