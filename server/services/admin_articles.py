@@ -351,16 +351,20 @@ async def duplicates(storage: Storage, article_id: int, min_score: float) -> lis
 async def review(storage: Storage, article_id: int, min_score: float) -> ArticleReview:
     """The article with every look and detail in order, its audit and possible duplicates.
 
-    The article, its images (one row each; one row of NULLs when it has none) and the next
-    pending article come in one statement.
+    One statement reads the article, the next pending one, whether it has audit entries or
+    neighbours at ``min_score``, and its images (one row each; one row of NULLs when it has
+    none); the audit and the duplicates are read only when there are some.
     """
     found = await rows(
-        f"SELECT {ARTICLE_COLUMNS}, {LISTED_IMAGE},"
+        f"SELECT p.*, {LISTED_IMAGE} FROM (SELECT {ARTICLE_COLUMNS},"
         " (SELECT n.id FROM articles n WHERE n.status = 'pending' AND n.deleted_at = 0"
-        " AND n.id < a.id ORDER BY n.id DESC LIMIT 1) AS next_id"
-        " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
-        " LEFT JOIN images i ON i.article_id = a.id"
-        " WHERE a.id = {} ORDER BY i.role DESC, i.position, i.id",
+        " AND n.id < a.id ORDER BY n.id DESC LIMIT 1) AS next_id,"
+        " EXISTS (SELECT 1 FROM moderation_audit m WHERE m.article_id = a.id) AS audited,"
+        " EXISTS (SELECT 1 FROM images d JOIN image_neighbors n ON n.image_id = d.id"
+        " WHERE d.article_id = a.id AND n.score >= {}) AS neighboured"
+        " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id WHERE a.id = {} LIMIT 1) p"
+        " LEFT JOIN images i ON i.article_id = p.id ORDER BY i.role DESC, i.position, i.id",
+        min_score,
         article_id,
     )
     if not found:
@@ -389,8 +393,8 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
         updated_at=int(row["updated_at"]),
         looks=[p for p in pictures if p.role == "look"],
         details=[p for p in pictures if p.role != "look"],
-        audit=await article_audit(article_id),
-        duplicates=await duplicates(storage, article_id, min_score),
+        audit=await article_audit(article_id) if row["audited"] else [],
+        duplicates=await duplicates(storage, article_id, min_score) if row["neighboured"] else [],
         next_id=None if row["next_id"] is None else int(row["next_id"]),
     )
 
