@@ -102,11 +102,22 @@ class SqliteQueue:
         return await self._db.write(run)
 
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
+        jobs = await self.claim_many(now, stuck_before, max_attempts, 1)
+        return jobs[0] if jobs else None
+
+    async def claim_many(
+        self, now: int, stuck_before: int, max_attempts: int, limit: int
+    ) -> list[Job]:
         params = {"now": now, "stuck_before": stuck_before, "max_attempts": max_attempts}
 
-        def run(conn: sqlite3.Connection) -> Job | None:
-            row = conn.execute(SQL["claim"], params).fetchone()
-            return _job(row) if row else None
+        def run(conn: sqlite3.Connection) -> list[Job]:
+            jobs: list[Job] = []
+            while len(jobs) < limit:
+                row = conn.execute(SQL["claim"], params).fetchone()
+                if row is None:
+                    break
+                jobs.append(_job(row))
+            return jobs
 
         return await self._db.write(run)
 
@@ -122,6 +133,25 @@ class SqliteQueue:
         return await self._update(
             "complete", id=job.id, attempts=job.attempts, outcome=outcome, note=note, now=now
         )
+
+    async def complete_many(self, done: list[tuple[Job, str, str]], now: int) -> list[bool]:
+        def run(conn: sqlite3.Connection) -> list[bool]:
+            return [
+                conn.execute(
+                    SQL["complete"],
+                    {
+                        "id": job.id,
+                        "attempts": job.attempts,
+                        "outcome": outcome,
+                        "note": note,
+                        "now": now,
+                    },
+                ).rowcount
+                > 0
+                for job, outcome, note in done
+            ]
+
+        return await self._db.write(run)
 
     async def retry(self, job: Job, error: str, now: int, next_attempt_at: int) -> bool:
         return await self._update(
