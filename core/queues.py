@@ -7,6 +7,7 @@ was reclaimed after the stuck timeout therefore cannot finish it a second time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pluggy
@@ -45,6 +46,14 @@ class QueueBackend(Protocol):
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
         """Insert a pending job, due now, and return its id."""
+        ...
+
+    async def watch(self, wake: Callable[[], None]) -> bool:
+        """Call ``wake()`` whenever a job is enqueued (by any process the engine can hear).
+
+        Idle workers then claim at once instead of at their next poll; False when it cannot.
+        A job enqueued inside a transaction wakes no earlier than its commit.
+        """
         ...
 
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:

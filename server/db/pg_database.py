@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any, ClassVar
@@ -51,6 +51,7 @@ class PgDatabase:
         self.dsn = dsn
         self.pool_size = pool.get_max_size()
         self._pool: asyncpg.Pool | None = pool
+        self._listening: list[tuple[Any, str, Callable[..., None]]] = []
         self._current: ContextVar[tuple[asyncio.Task[Any] | None, PgConnection] | None] = (
             ContextVar(f"rk_pg_{id(self)}", default=None)
         )
@@ -128,7 +129,28 @@ class PgDatabase:
             return
         await self.pool.executemany(sql, args)
 
+    async def listen(self, channel: str, callback: Callable[[], None]) -> bool:
+        """Call ``callback()`` on each ``NOTIFY channel``; False if the pool cannot spare it.
+
+        The listening connection is one of the pool's, held until ``close`` (so the process
+        still holds at most ``pool_size``); a pool of one keeps its connection for work.
+        """
+        if self.pool_size < 2:
+            return False
+        conn = await self.pool.acquire()
+
+        def heard(*_: object) -> None:
+            callback()
+
+        await conn.add_listener(channel, heard)
+        self._listening.append((conn, channel, heard))
+        return True
+
     async def close(self) -> None:
+        for conn, channel, heard in self._listening:
+            await conn.remove_listener(channel, heard)
+            await self.pool.release(conn)
+        self._listening = []
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close()

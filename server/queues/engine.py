@@ -66,6 +66,10 @@ class JobQueue:
         self.db = db
         self._owns_db = owns_db
         self._reaped_at: int | None = None
+        self.enqueued = asyncio.Event()
+        """Pulsed when a job is enqueued (``watch``): wakes the workers waiting on it."""
+        self.wakeups = 0
+        """How many pulses so far: a worker that saw a pulse while busy does not wait."""
         self._claimers: list[asyncio.Future[Job | None]] = []
         self._claiming: asyncio.Task[None] | None = None
         self._completions: list[tuple[Job, str, str, asyncio.Future[bool]]] = []
@@ -93,6 +97,15 @@ class JobQueue:
         """A queue with a database of its own (tools and tests); ``close`` closes both."""
         db = await open_database(dsn, pool_size=2, readers=1)
         return cls(get_queue_backend(dsn, pm)(db), settings, clock, db=db, owns_db=True)
+
+    async def watch(self) -> bool:
+        """Pulse ``enqueued`` on every new job the backend hears of; False if it cannot."""
+        return await self.backend.watch(self._pulse)
+
+    def _pulse(self) -> None:
+        self.wakeups += 1
+        self.enqueued.set()  # wakes every waiter now; later waits block again
+        self.enqueued.clear()
 
     @property
     def renew_every_s(self) -> float:

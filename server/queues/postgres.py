@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rk.core.queues import Job, unique_claims
 from rk.server.db.pg_database import PgDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
+CHANNEL = "rk_ingest"
+"""The ``NOTIFY`` channel of new ingest jobs."""
 
 SQL = {
     "enqueue": """
@@ -15,6 +18,10 @@ SQL = {
                                  brand_id, locked_at, next_attempt_at, created_at, updated_at)
         VALUES ($1, 'pending', 0, $2, '', '', '', $3, 0, $4, $4, $4)
         RETURNING id""",
+    # Listeners (idle workers of every process) hear of the job when it commits.
+    "enqueue_notify": f"""
+        WITH ins AS ({{enqueue}})
+        SELECT id, pg_notify('{CHANNEL}', '') FROM ins""",
     # Each branch walks ingest_jobs_claim_idx (status, next_attempt_at, id) and skips rows
     # other claimers hold, so concurrent claims never wait on each other nor take the
     # same row; the earliest-due $4 of the candidates win. A stuck job is due at
@@ -75,6 +82,9 @@ SQL = {
 }
 
 
+SQL["enqueue_notify"] = SQL["enqueue_notify"].replace("{enqueue}", SQL["enqueue"])
+
+
 def _job(row: Any) -> Job:
     return Job(
         id=row["id"],
@@ -94,7 +104,10 @@ class PostgresQueue:
         self._db = db
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
-        return await self._db.value(SQL["enqueue"], kind, payload, brand_id, now)
+        return await self._db.value(SQL["enqueue_notify"], kind, payload, brand_id, now)
+
+    async def watch(self, wake: Callable[[], None]) -> bool:
+        return await self._db.listen(CHANNEL, wake)
 
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
         jobs = await self.claim_many(now, stuck_before, max_attempts, 1)

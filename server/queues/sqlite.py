@@ -8,6 +8,7 @@ any other sharing the file. Only SQL here; the policy is in ``engine.py``.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import ClassVar
 
 from rk.core.queues import Job
@@ -86,6 +87,7 @@ class SqliteQueue:
 
     def __init__(self, db: SqliteDatabase) -> None:
         self._db = db
+        self._wake: list[Callable[[], None]] = []
 
     async def _update(self, name: str, **params: object) -> bool:
         def run(conn: sqlite3.Connection) -> bool:
@@ -99,7 +101,15 @@ class SqliteQueue:
         def run(conn: sqlite3.Connection) -> int:
             return conn.execute(SQL["enqueue"], params).fetchone()[0]
 
-        return await self._db.write(run)
+        job_id = await self._db.write(run)
+        for wake in self._wake:
+            wake()
+        return job_id
+
+    async def watch(self, wake: Callable[[], None]) -> bool:
+        """SQLite cannot tell other processes: only this backend's enqueues wake."""
+        self._wake.append(wake)
+        return True
 
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
         jobs = await self.claim_many(now, stuck_before, max_attempts, 1)
