@@ -20,6 +20,17 @@ def changed(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+async def _rollback_only(conn: asyncpg.Connection) -> None:
+    """Pool release: end a transaction left open, but skip asyncpg's session reset query.
+
+    That query (unlock advisory locks, close cursors, unlisten, reset settings) is one more
+    round trip per pooled statement, and rk sets no session state on pooled connections
+    (the one that listens is held until ``close``). Prepared statements stay cached.
+    """
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
 class PgConnection:
     """One pooled connection inside a transaction."""
 
@@ -60,7 +71,9 @@ class PgDatabase:
     async def open(cls, dsn: str, pool_size: int) -> PgDatabase:
         """Start the pool (one connection now, so an unreachable server fails here)."""
         size = max(1, pool_size)
-        pool = await asyncpg.create_pool(asyncpg_dsn(dsn), min_size=1, max_size=size)
+        pool = await asyncpg.create_pool(
+            asyncpg_dsn(dsn), min_size=1, max_size=size, reset=_rollback_only
+        )
         return cls(dsn, pool)
 
     @property
