@@ -18,6 +18,9 @@ sees a realistic number of candidates.
 ``--new`` unplaced ones, one ``NeighboursJob.run()`` — block reads from the database,
 the placement, the list rewrites and the marking, as the backend runs it.
 
+pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
+measured by ``bench.vectors`` on the same kind of data, next to the exact index.
+
     .venv/bin/python -m bench.neighbours [--sizes 100000,1000000] [--new 100] [--dim 512]
         [--job 100000]
 """

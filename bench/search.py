@@ -8,7 +8,7 @@ in the same run and on the same vectors:
 - ``floor``: one numpy ``matrix @ query`` over the N vectors held in memory (no top-K,
   no database) — the least any exact search must spend;
 - ``index``: ``SearchIndex.search``: the per-query database check (published-set
-  fingerprint, new embedding ids, holes), the matrix-vector product and the top-K;
+  fingerprint, vectors stamped since the last check), the matrix-vector product and the top-K;
 - ``index check``: that database check alone, when nothing changed;
 - ``re-read``: the path before the index — every published vector read from the
   database in blocks of 8,192 and ranked with ``Placement`` (as ``by_vector`` did);
@@ -18,6 +18,9 @@ Both search rows leave out building the answer (one query for the hits and their
 which the two paths share. Also printed: the first load, the index's memory (its arrays,
 and the process RSS growth while loading), and the next query after one article was
 unpublished or 1,000 new vectors arrived (incremental refreshes).
+
+pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
+measured by ``bench.vectors`` on the same kind of data, next to the exact index.
 
     .venv/bin/python -m bench.search [--sizes 100000,1000000] [--pg] [--reread-max N]
         [--quick]
