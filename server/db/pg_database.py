@@ -24,8 +24,9 @@ async def _rollback_only(conn: asyncpg.Connection) -> None:
     """Pool release: end a transaction left open, but skip asyncpg's session reset query.
 
     That query (unlock advisory locks, close cursors, unlisten, reset settings) is one more
-    round trip per pooled statement, and rk sets no session state on pooled connections
-    (the one that listens is held until ``close``). Prepared statements stay cached.
+    round trip per pooled statement; rk's settings are ``SET LOCAL`` or reset by who set
+    them, its advisory locks transaction-scoped, and the connection that listens is held
+    until ``close``. Prepared statements stay cached.
     """
     if conn.is_in_transaction():
         await conn.execute("ROLLBACK")
