@@ -82,7 +82,7 @@ def serve(tmp_path: Path, **env: str) -> Iterator[Served]:
     settings = {
         "RK_SECURITY_ALLOW_PRIVATE_HOSTS": "[127.0.0.1]",
         "RK_QUEUES_POLL_INTERVAL_S": "0.05",
-        "RK_LOAD_PLUGINS": "s4_storage,queues,vogue,theimpression",
+        "RK_LOAD_PLUGINS": "s4_storage,queues,vectors,vogue,theimpression",
     }
     with log.open("wb") as out:
         proc = subprocess.Popen(
