@@ -111,3 +111,20 @@ async def test_complete_many_holds_each_claim_once(make_queue: MakeQueue, clock:
     )
     assert results == [False, True, False, True]
     assert await queue.backend.complete_many([], now) == []
+
+
+async def test_a_job_claimed_for_a_cancelled_worker_is_released(
+    make_queue: MakeQueue, rows: Rows
+) -> None:
+    queue = await make_queue()
+    job_id = await queue.enqueue("crawl", "x", 0)
+    waiting = asyncio.create_task(queue.claim())
+    # Until the batch that claims for the worker is in flight (taken off the waiting list).
+    while (queue._claiming is None or queue._claimers) and not waiting.done():  # noqa: ASYNC110
+        await asyncio.sleep(0)
+    waiting.cancel()  # shutdown: the batch still claims the job, and gives it back
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await queue.close()
+    (row,) = await rows(f"SELECT status, attempts FROM ingest_jobs WHERE id = {job_id}")
+    assert (row["status"], row["attempts"]) == ("pending", 0)
