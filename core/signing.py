@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import time
 
 from rk.core.errors import SignatureError
@@ -15,6 +16,8 @@ from rk.core.errors import SignatureError
 TIMESTAMP_HEADER = "X-RK-Timestamp"
 SIGNATURE_HEADER = "X-RK-Signature"
 DEFAULT_SKEW_S = 300
+_DIGITS = re.compile(r"[1-9][0-9]{0,11}")
+"""One spelling per instant: no sign, space, underscore or leading zero can vary a signature."""
 
 
 def _key(secret: str | bytes) -> bytes:
@@ -54,10 +57,9 @@ def verify(
     """Raise SignatureError with a one-line reason unless the request is signed correctly."""
     if not timestamp or not sig:
         raise SignatureError(f"missing {TIMESTAMP_HEADER} or {SIGNATURE_HEADER} header")
-    try:
-        ts = int(timestamp)
-    except ValueError:
-        raise SignatureError(f"{TIMESTAMP_HEADER} is not unix seconds") from None
+    if not _DIGITS.fullmatch(timestamp):
+        raise SignatureError(f"{TIMESTAMP_HEADER} is not unix seconds (plain decimal digits)")
+    ts = int(timestamp)
     current = int(time.time()) if now is None else now
     if abs(current - ts) > skew_s:
         raise SignatureError(

@@ -33,9 +33,9 @@ from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
 from rk.server.services.brands import BrandIds
 from rk.server.services.crawl_tasks import CrawlTasks
-from rk.server.services.fetch import Fetcher, FetchPolicy
+from rk.server.services.fetch import Fetcher, FetchPolicy, allow_list
 from rk.server.services.ingest import IngestService
-from rk.server.services.intake import ShowIntake
+from rk.server.services.intake import ShowIntake, source_kinds
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
 from rk.server.web.templating import template_config
@@ -63,7 +63,7 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
     return FetchPolicy(
         max_bytes=settings.media.max_image_bytes,
         timeout_s=settings.spider.timeout_s,
-        allow_private_hosts=frozenset(h.lower() for h in settings.security.allow_private_hosts),
+        allow_private_hosts=allow_list(settings.security.allow_private_hosts),
         user_agent=settings.spider.user_agent,
     )
 
@@ -98,7 +98,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         log.info("storage: %s", storage_label(settings.storage_url))
         state.queue = JobQueue.from_dsn(dsn, settings.queues, pm)
         stack.push_async_callback(state.queue.close)
-        state.intake = ShowIntake(state.queue, state.brand_ids)
+        state.intake = ShowIntake(state.queue, state.brand_ids, source_kinds(pm))
         state.crawl_tasks = CrawlTasks.from_dsn(dsn, settings.queues)
         stack.push_async_callback(state.crawl_tasks.close)
         fetcher = Fetcher(fetch_policy(settings))

@@ -16,7 +16,8 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
 from rk.core.errors import InvalidKey, RkError, SignatureError
-from rk.core.wire import ErrorBody
+from rk.core.redact import public_message
+from rk.core.wire import ErrorBody, decode_error_line
 from rk.server.web.errors import error_page, wants_html
 
 log = logging.getLogger(__name__)
@@ -43,8 +44,8 @@ class Unavailable(ApiError):
 
 
 def one_line(text: str) -> str:
-    """``text`` squeezed to one line of at most MAX_MESSAGE characters."""
-    line = " ".join(str(text).split())
+    """``text`` squeezed to one line of at most MAX_MESSAGE characters, with no secret or path."""
+    line = " ".join(public_message(str(text)).split())
     return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…"
 
 
@@ -89,7 +90,7 @@ def _http(request: Request, exc: HTTPException) -> Response:
 
 
 def _msgspec_validation(_: Request, exc: msgspec.ValidationError) -> Response:
-    return error_response(422, f"invalid body: {exc}")
+    return error_response(422, f"invalid body: {decode_error_line(exc)}")
 
 
 def _msgspec_decode(_: Request, exc: msgspec.DecodeError) -> Response:

@@ -6,6 +6,7 @@ is HMAC-checked by the router's guard (``rk.server.auth``) before a handler runs
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Annotated
 
@@ -31,6 +32,7 @@ from rk.server.services.brands import brand_info
 from rk.server.services.intake import ShowIntake
 from rk.server.services.season_crawl import ensure_brand
 
+log = logging.getLogger(__name__)
 BrandRefParam = Annotated[
     str, Parameter(description="The brand's uid (as in a ShowIngest) or its numeric id")
 ]
@@ -80,7 +82,8 @@ class InternalController(Controller):
             ttl = settings.media.upload_url_ttl_s
             return await storage.presign_put(data.key, data.size, data.sha1, ttl)
         except OSError as exc:
-            raise Unavailable(f"storage unavailable, retry later: {exc}") from None
+            log.warning("storage failed on %s: %s", data.key, exc)
+            raise Unavailable("storage unavailable, retry later") from None
 
     @get("/brands/{ref:str}", summary="One brand, by uid or id")
     async def brand(self, ref: BrandRefParam) -> BrandInfo:

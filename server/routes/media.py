@@ -14,6 +14,7 @@ storage as ``StorageContext.secret``).
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Annotated, Any
 
 from litestar import Controller, MediaType, Request, Response, get, put
@@ -26,7 +27,9 @@ from rk.core.keys import is_media_key
 from rk.core.media_urls import UploadExpired, verify_upload
 from rk.core.storage import Storage
 from rk.core.wire import ErrorBody
+from rk.server.errors import one_line
 
+log = logging.getLogger(__name__)
 CACHE_CONTROL = "public, max-age=31536000, immutable"
 KeyParam = Annotated[str, Parameter(description="A media key such as runway/<sha1>.jpg")]
 
@@ -40,7 +43,9 @@ class MediaStored(Struct, frozen=True, kw_only=True):
 
 
 def _error(status: int, message: str) -> Response[Any]:
-    return Response(ErrorBody(error=message), status_code=status, media_type=MediaType.JSON)
+    return Response(
+        ErrorBody(error=one_line(message)), status_code=status, media_type=MediaType.JSON
+    )
 
 
 def _etag(key: str) -> str:
@@ -100,7 +105,8 @@ class MediaController(Controller):
             if existing is None or existing.size != grant.size:
                 await storage.put(key, body)
         except OSError as exc:
-            return _error(503, f"storage unavailable, retry later: {exc}")
+            log.warning("storage failed on %s: %s", key, exc)
+            return _error(503, "storage unavailable, retry later")
         stored = MediaStored(key=key, size=grant.size, created=existing is None)
         return Response(stored, status_code=201 if existing is None else 200)
 
@@ -121,7 +127,8 @@ class MediaController(Controller):
         except FileNotFoundError:
             return _error(404, f"no media at {key}")
         except OSError as exc:
-            return _error(503, f"storage unavailable, retry later: {exc}")
+            log.warning("storage failed on %s: %s", key, exc)
+            return _error(503, "storage unavailable, retry later")
         return Response(data, media_type="image/jpeg", headers=headers)
 
 

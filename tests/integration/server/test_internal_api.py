@@ -143,6 +143,18 @@ def _mutated(path: list, value: object) -> bytes:
         (["show_key"], "", ["length"]),
         (["looks", 0, "image", "sha1"], "XYZ", ["sha1"]),
         (["brand"], {"uid": "abc"}, ["missing required field `name`"]),
+        (["title"], "Spring\u0000", ["control characters", "$.title"]),
+        (["show_key"], "ss25/\u0000a", ["control characters", "$.show_key"]),
+        (["season"], "\u0000", ["control characters", "$.season"]),
+        (["show_key"], "ss25/a\n", ["control characters", "$.show_key"]),
+        (["brand"], {"uid": "a\u0000", "name": "X"}, ["control characters", "$.brand.uid"]),
+        (["looks", 0, "image", "url"], "http://a/\u0000.jpg", ["control", "$.looks[0].image.url"]),
+        (["looks", 0, "image", "url"], "http://[::1/x.jpg", ["look 1: bad image URL"]),
+        (["looks", 0, "image", "url"], "ftp://a/x.jpg", ["look 1: bad image URL", "ftp"]),
+        (["looks", 0, "image", "url"], "/x.jpg", ["look 1: bad image URL"]),
+        (["kind"], "catwalk", ["kind"]),
+        (["kind"], "street", ["kind 'street' is not the kind of source 'vogue'"]),
+        (["source"], "nosuchsite", ["unknown source 'nosuchsite'", "vogue"]),
     ],
 )
 async def test_invalid_shows_are_422_and_queue_nothing(
@@ -180,10 +192,24 @@ async def test_brand_is_resolved_at_submission(backend: Backend) -> None:
     rejected = await backend.ingest(show("ss25/nobody", ["https://i.example/1.jpg"], brand=unknown))
     assert_error(rejected, 422, "unknown brand", "nosuchuid")
     street = await backend.ingest(
-        show("post/1", ["https://i.example/2.jpg"], source="theimpression")
+        show("post/1", ["https://i.example/2.jpg"], source="theimpression", kind="street")
     )
     assert street.status_code == 202
     assert await job_count() == 2
+
+
+async def test_the_queued_show_carries_its_sources_kind(backend: Backend) -> None:
+    """An older spider's body without ``kind`` is queued with the kind of its source."""
+    data = good_dict()
+    del data["kind"]
+    accepted = await backend.ingest(json.dumps(data).encode())
+    assert accepted.status_code == 202, accepted.text
+    row = await IngestJob.select().where(IngestJob.id == accepted.json()["job_id"]).first()
+    assert json.loads(row["payload"])["kind"] == "runway"
+    street = show("post/9", ["https://i.example/9.jpg"], source="theimpression", kind="street")
+    accepted = await backend.ingest(msgspec.json.encode(street))
+    row = await IngestJob.select().where(IngestJob.id == accepted.json()["job_id"]).first()
+    assert json.loads(row["payload"])["kind"] == "street"
 
 
 async def test_wrong_method_and_unknown_route_are_json(backend: Backend) -> None:

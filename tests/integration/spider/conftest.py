@@ -29,11 +29,16 @@ class E2E:
         self.site = site
         self.procs: list[Proc] = []
 
+    @property
+    def allow(self) -> list[str]:
+        """The site's ``host:port``: the only private address a backend here may fetch from."""
+        return [self.site.base_url.split("//", 1)[1].split("/", 1)[0]]
+
     def backend(self, *, secret: str | None = SECRET, **settings: Any) -> Backend:
         """A started backend; ``secret=None`` lets it generate (and print) its own."""
         if secret is not None:
             settings.setdefault("ingest", {})["secret"] = secret
-        backend = Backend(self.root / "backend", self.dsn, **settings)
+        backend = Backend(self.root / "backend", self.dsn, self.allow, **settings)
         self.procs.append(backend)
         return backend.start()
 

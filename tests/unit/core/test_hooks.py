@@ -53,6 +53,7 @@ class TinySource:
     async def fetch_show(self, show: ShowSummary, brand: BrandTarget | None) -> ShowIngest:
         return ShowIngest(
             source="tiny",
+            kind="runway",
             show_key="spring-2031/tiny",
             title=show.title,
             looks=[Look(number=1, image=ImageRef(url="http://x/1.jpg"))],
@@ -216,6 +217,7 @@ class Recorder:
 def _show() -> ShowIngest:
     return ShowIngest(
         source="tiny",
+        kind="runway",
         show_key="k",
         title="t",
         looks=[Look(number=1, image=ImageRef(url="http://x/1.jpg"))],

@@ -88,3 +88,14 @@ def test_malformed_headers_give_one_line(timestamp, sig, message: str) -> None:
     with pytest.raises(SignatureError, match=message) as err:
         verify("s", "POST", "/p", timestamp, sig, b"", now=NOW)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "spelling", [f" {NOW} ", f"+{NOW}", f"0{NOW}", f"{NOW:_}", f"{NOW}\n", "١٩٠٠٠٠٠٠٠٠"]
+)
+def test_timestamp_has_one_spelling(spelling: str) -> None:
+    """Only plain digits sign: a space, sign, leading zero or underscore cannot vary it."""
+    body = b"{}"
+    headers = signed_headers("s3cret", "POST", "/x", body, now=NOW)
+    with pytest.raises(SignatureError, match="plain decimal digits"):
+        verify("s3cret", "POST", "/x", spelling, headers[SIGNATURE_HEADER], body, now=NOW)

@@ -1,0 +1,61 @@
+"""Bad input refused at the door on both engines: control characters, media keys, paths.
+
+Each answer is a one-line JSON 4xx naming what is wrong (or a 503 that shows no path), and
+nothing is queued or written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+from integration.server.conftest import StartBackend
+from integration.server.helpers import Backend, backend_settings, job_count, show
+from integration.server.test_internal_api import assert_error
+
+from rk.server.db.tables import CrawlTask, ImageEmbeddingFailure
+
+SHA1 = "0123456789abcdef0123456789abcdef01234567"
+TASKS = "/admin/internal/crawl/tasks"
+EMBEDDINGS = "/admin/internal/embeddings"
+
+
+@pytest.fixture
+async def backend(start_backend: StartBackend, any_dsn: str, tmp_path: Path) -> Backend:
+    return await start_backend(backend_settings(tmp_path, database=any_dsn, workers=0))
+
+
+def _show_with(field: str, value: str) -> bytes:
+    body = msgspec.to_builtins(show("ss25/a", ["https://img.example/1.jpg"]))
+    body[field] = value
+    return json.dumps(body).encode()
+
+
+@pytest.mark.parametrize("field", ["title", "show_key", "season"])
+async def test_nul_in_a_show_is_422_naming_the_field(backend: Backend, field: str) -> None:
+    response = await backend.ingest(_show_with(field, "a\u0000b"))
+    assert_error(response, 422, "control characters", f"$.{field}")
+    assert await job_count() == 0
+
+
+async def test_nul_in_a_crawl_worker_or_embedding_error_is_422(backend: Backend) -> None:
+    claim = await backend.signed("POST", TASKS, b'{"worker": "w\\u0000", "source": "vogue"}')
+    assert_error(claim, 422, "control characters", "$.worker")
+    failure = {"kind": "runway", "image_id": 1, "error": "broken\u0000"}
+    submitted = await backend.signed(
+        "POST", EMBEDDINGS, json.dumps({"failures": [failure]}).encode()
+    )
+    assert_error(submitted, 422, "control characters", "$.failures[0].error")
+    assert await CrawlTask.count() == 0
+    assert await ImageEmbeddingFailure.count() == 0
+
+
+@pytest.mark.parametrize("suffix", ["%0A", "%0a%0a", "%00", "/", "%20"])
+async def test_media_keys_match_in_full(backend: Backend, suffix: str) -> None:
+    """``runway/<sha1>.jpg\\n`` is not a key: 404, never a storage error with its path."""
+    media_root = Path(backend.settings.storage_url.removeprefix("file://"))
+    response = await backend.client.get(f"/media/runway/{SHA1}.jpg{suffix}")
+    message = assert_error(response, 404)
+    assert str(media_root) not in message
