@@ -38,6 +38,7 @@ from rk.server.services.ingest import IngestService
 from rk.server.services.intake import ShowIntake, source_kinds
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.services.replay_guard import ReplayGuard
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
@@ -130,6 +131,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "secrets": resolve_secrets(settings),
             "brand_ids": BrandIds(),
             "http_metrics": HttpMetrics(),
+            "replay_guard": ReplayGuard(),
         }
     )
     remember_secret(state.secrets.ingest)

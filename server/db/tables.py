@@ -195,6 +195,18 @@ class PublicChange(Table, tablename="public_changes"):
     changed_at = BigInt(default=0)
 
 
+class SignedRequest(Table, tablename="signed_requests"):
+    """A signature the internal API accepted; refused as a replay until ``expires_at``.
+
+    Index (migration 0010): ``signed_requests_expires_at``.
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    signature = Varchar(length=64, unique=True)
+    expires_at = BigInt(default=0)
+
+
 ALL_TABLES: list[type[Table]] = [
     Brand,
     Article,
@@ -207,4 +219,5 @@ ALL_TABLES: list[type[Table]] = [
     JobLock,
     AdminUser,
     PublicChange,
+    SignedRequest,
 ]
