@@ -27,7 +27,9 @@ ShowKey = Annotated[str, Meta(min_length=1, max_length=512, pattern=LINE)]
 Sha1Hex = Annotated[str, Meta(pattern=r"^[0-9a-f]{40}$")]
 ObjectKey = Annotated[str, Meta(min_length=1, max_length=512, pattern=LINE)]
 Size = Annotated[int, Meta(ge=0, le=2**40)]
-Id = Annotated[int, Meta(ge=1, le=2**62)]
+MAX_ID = 2**62
+"""The largest id rk accepts anywhere: row ids are BIGINT (migration 0011), with headroom."""
+Id = Annotated[int, Meta(ge=1, le=MAX_ID)]
 Worker = Annotated[str, Meta(min_length=1, max_length=128, pattern=LINE)]
 LookNumber = Annotated[int, Meta(ge=1, le=100_000)]
 Kind = Literal["runway", "street"]

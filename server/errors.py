@@ -80,12 +80,22 @@ def _validation_message(exc: ValidationException) -> str:
     return exc.detail
 
 
+def _validation_status(exc: ValidationException) -> int:
+    """404 when a path parameter is out of range (it addresses nothing), else the given 4xx."""
+    extra: Any = exc.extra
+    if isinstance(extra, list) and any(
+        isinstance(item, dict) and item.get("source") == "path" for item in extra
+    ):
+        return 404
+    return exc.status_code
+
+
 def _http(request: Request, exc: HTTPException) -> Response:
     if exc.status_code >= 500:
         log.error("server error %s: %s", exc.status_code, exc.detail)
         return answer(request, exc.status_code, "internal error (see the backend log)")
     if isinstance(exc, ValidationException):
-        return answer(request, exc.status_code, _validation_message(exc))
+        return answer(request, _validation_status(exc), _validation_message(exc))
     return answer(request, exc.status_code, exc.detail, dict(exc.headers or {}) or None)
 
 

@@ -11,10 +11,13 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from integration.embeddings.backend import embed_backend
 from integration.server.conftest import StartBackend
 from integration.server.helpers import Backend, backend_settings, job_count, show
 from integration.server.test_internal_api import assert_error
 
+from rk.core.plugins import RkPluginManager
+from rk.core.wire import MAX_ID
 from rk.server.db.tables import CrawlTask, ImageEmbeddingFailure
 
 SHA1 = "0123456789abcdef0123456789abcdef01234567"
@@ -59,3 +62,44 @@ async def test_media_keys_match_in_full(backend: Backend, suffix: str) -> None:
     response = await backend.client.get(f"/media/runway/{SHA1}.jpg{suffix}")
     message = assert_error(response, 404)
     assert str(media_root) not in message
+
+
+BIG = [2**31, 2**62, 2**63, 10**20]
+
+
+@pytest.mark.parametrize("big", BIG)
+async def test_large_ids_are_404_never_500(
+    backend: Backend, big: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """int4 overflows (PostgreSQL) and > 2^63 (SQLite) are answered, not raised."""
+    for path in (
+        f"/api/images/{big}",
+        f"/api/shows/{big}",
+        f"/admin/internal/brands/{big}",
+    ):
+        response = await (
+            backend.signed("GET", path) if "internal" in path else backend.client.get(path)
+        )
+        assert_error(response, 404)
+    heartbeat = await backend.signed("POST", f"{TASKS}/{big}/heartbeat", b'{"worker": "w"}')
+    assert_error(heartbeat, 404)
+    listed = await backend.client.get(f"/api/shows?before={big}")
+    assert 400 <= listed.status_code < 500, listed.text
+    assert "Traceback" not in caplog.text
+
+
+@pytest.mark.parametrize("big", [2**31, 2**62, 2**63])
+async def test_large_image_ids_with_a_model_are_answered(
+    any_dsn: str, tmp_path: Path, plugin_manager: RkPluginManager, big: int
+) -> None:
+    async with embed_backend(tmp_path, plugin_manager, database=any_dsn) as backend:
+        assert_error(await backend.client.get(f"/api/images/{big}/similar"), 404)
+        vector = {"kind": "runway", "image_id": big, "vector": [0.5] * 16}
+        failure = {"kind": "runway", "image_id": big, "error": "undecodable"}
+        body = json.dumps({"items": [vector], "failures": [failure]}).encode()
+        answer = await backend.signed("POST", EMBEDDINGS, body)
+        if big > MAX_ID:
+            assert_error(answer, 422, "image_id")
+        else:
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["saved"] == 0
