@@ -7,19 +7,24 @@ nothing is queued or written.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import asyncpg
 import msgspec
 import pytest
 from integration.embeddings.backend import embed_backend
 from integration.server.conftest import StartBackend
 from integration.server.helpers import Backend, backend_settings, job_count, show
 from integration.server.test_internal_api import assert_error
+from support.pg import admin_dsn
 
 from rk.core.plugins import RkPluginManager
 from rk.core.wire import MAX_ID
 from rk.server.db.tables import CrawlTask, ImageEmbeddingFailure
 
+URL = "https://img.example/1.jpg"
 SHA1 = "0123456789abcdef0123456789abcdef01234567"
 TASKS = "/admin/internal/crawl/tasks"
 EMBEDDINGS = "/admin/internal/embeddings"
@@ -103,3 +108,31 @@ async def test_large_image_ids_with_a_model_are_answered(
         else:
             assert answer.status_code == 200, answer.text
             assert answer.json()["saved"] == 0
+
+
+@pytest.mark.postgres
+async def test_a_database_outage_is_503_with_retry_after_and_one_log_line(
+    start_backend: StartBackend, pg_dsn: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    backend = await start_backend(backend_settings(tmp_path, database=pg_dsn, workers=0))
+    assert (await backend.client.get("/api/shows")).status_code == 200
+    name = urlsplit(pg_dsn).path.strip("/")
+    admin = await asyncpg.connect(admin_dsn())
+    try:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+        )
+        with caplog.at_level(logging.INFO):
+            answers = [await backend.client.get("/api/shows") for _ in range(5)]
+            answers.append(await backend.ingest(msgspec.json.encode(show("s/1", [URL]))))
+        for response in answers:
+            message = assert_error(response, 503, "database unavailable")
+            assert response.headers["retry-after"].isdigit()
+            assert name not in message
+    finally:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        await admin.close()
+    outage_lines = [r for r in caplog.records if "database unavailable" in r.getMessage()]
+    assert len(outage_lines) == 1
+    assert not [r for r in caplog.records if r.exc_info and r.name.startswith("rk")]
