@@ -10,12 +10,27 @@ from __future__ import annotations
 
 import io
 import math
+import threading
 import warnings
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 JPEG_QUALITY = 85
 BACKGROUND = (255, 255, 255)
+MAX_PIXELS = 40_000_000
+"""The most pixels rk decodes from one image (after JPEG draft scaling): 160 MB as RGBA.
+
+A 657 KB PNG can claim 13000×13000 RGBA pixels (676 MB decoded); sizes are read from the
+header and checked before any pixel is decoded."""
+DECODES = threading.BoundedSemaphore(2)
+"""Full decodes at once per process, so peak memory stays near 2 × MAX_PIXELS × 4 bytes."""
+
+
+def pixel_problem(width: int, height: int, max_pixels: int = MAX_PIXELS) -> str | None:
+    """Why an image of this size is not decoded (too many pixels), or None."""
+    if width * height <= max_pixels:
+        return None
+    return f"too many pixels ({width}×{height}; at most {max_pixels / 1e6:g} Mpx)"
 
 
 def _draft(img: Image.Image, shortest_side: int) -> None:
@@ -42,13 +57,15 @@ def _flatten(img: Image.Image) -> Image.Image:
     return img if img.mode == "RGB" else img.convert("RGB")
 
 
-def make_thumbnail(data: bytes, shortest_side: int) -> bytes | None:
-    """The JPEG thumbnail of ``data``, or None when the bytes are not a decodable image."""
+def make_thumbnail(data: bytes, shortest_side: int, max_pixels: int = MAX_PIXELS) -> bytes | None:
+    """The JPEG thumbnail of ``data``; None when it does not decode or has too many pixels."""
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), DECODES:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as original:
                 _draft(original, shortest_side)
+                if pixel_problem(*original.size, max_pixels):
+                    return None
                 img = ImageOps.exif_transpose(original)
                 img = _flatten(img)
                 width, height = img.size

@@ -22,7 +22,7 @@ from PIL import Image, UnidentifiedImageError
 from rk.core.errors import InvalidKey
 from rk.core.keys import Kind, content_key, parse_content_key, sha1_hex, thumb_key
 from rk.core.storage import Storage
-from rk.core.thumbs import make_thumbnail
+from rk.core.thumbs import make_thumbnail, pixel_problem
 from rk.core.wire import ImageRef
 from rk.server.services.fetch import Fetcher, FetchError
 
@@ -62,7 +62,10 @@ class Written:
 
 
 def probe(data: bytes) -> tuple[int, int, str]:
-    """``(width, height, MIME type)`` of an image, from its header; ImageFailure otherwise."""
+    """``(width, height, MIME type)`` of an image, from its header; ImageFailure otherwise.
+
+    An image with more pixels than ``MAX_PIXELS`` fails here, before anything decodes it.
+    """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -71,6 +74,9 @@ def probe(data: bytes) -> tuple[int, int, str]:
                 mime = Image.MIME.get(img.format or "", "application/octet-stream")
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         raise ImageFailure("not an image") from None
+    problem = pixel_problem(width, height)
+    if problem:
+        raise ImageFailure(problem)
     return width, height, mime
 
 
@@ -112,10 +118,13 @@ class ImageStorer:
                 data = await self.storage.get(key)
             except FileNotFoundError:
                 return "uploaded key missing"
+            try:
+                width, height, _ = probe(data)
+            except ImageFailure as exc:
+                return f"uploaded object: {exc.reason}"
             made = await asyncio.to_thread(make_thumbnail, data, self.thumb_size)
             if made is None:
                 return "uploaded object does not decode"
-            width, height, _ = probe(data)
             written.add(thumb)
             await self.storage.put(thumb, made, "image/jpeg")
         return StoredImage(
@@ -136,7 +145,9 @@ class ImageStorer:
         data = fetched.data
         try:
             width, height, mime = probe(data)
-        except ImageFailure:
+        except ImageFailure as exc:
+            if exc.reason != "not an image":
+                raise
             got = fetched.content_type.split(";")[0].strip() or "unknown type"
             raise ImageFailure(f"not an image ({got})") from None
         sha1 = sha1_hex(data)

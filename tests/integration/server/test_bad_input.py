@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
+import struct
+import zlib
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -17,10 +19,12 @@ import pytest
 from integration.embeddings.backend import embed_backend
 from integration.server.conftest import StartBackend
 from integration.server.helpers import Backend, backend_settings, job_count, show
+from integration.server.images import Answer, ImageServer, jpeg
 from integration.server.test_internal_api import assert_error
 from support.pg import admin_dsn
 
 from rk.core.plugins import RkPluginManager
+from rk.core.thumbs import make_thumbnail
 from rk.core.wire import MAX_ID
 from rk.server.db.tables import CrawlTask, ImageEmbeddingFailure
 
@@ -136,3 +140,31 @@ async def test_a_database_outage_is_503_with_retry_after_and_one_log_line(
     outage_lines = [r for r in caplog.records if "database unavailable" in r.getMessage()]
     assert len(outage_lines) == 1
     assert not [r for r in caplog.records if r.exc_info and r.name.startswith("rk")]
+
+
+def png_bomb(side: int = 13000) -> bytes:
+    """A small PNG whose header claims ``side``×``side`` RGBA pixels (676 MB decoded)."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body).to_bytes(4, "big")
+        return len(body).to_bytes(4, "big") + kind + body + crc
+
+    header = struct.pack(">IIBBBBB", side, side, 8, 6, 0, 0, 0)
+    rows = zlib.compress(b"\x00" * (1 + 4 * side) * 64, 9)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+    )
+
+
+async def test_an_image_bomb_fails_alone_before_it_is_decoded(
+    start_backend: StartBackend, images: ImageServer, any_dsn: str, tmp_path: Path
+) -> None:
+    backend = await start_backend(backend_settings(tmp_path, database=any_dsn, allow=images.allow))
+    bomb = images.add("/bomb.png", Answer(body=png_bomb(), content_type="image/png"))
+    payload = show("ss25/bomb", [bomb, images.add("/fine.jpg", jpeg(5))])
+    job = await backend.ingest_and_wait(payload)
+    assert (job["status"], job["outcome"]) == ("done", "created")
+    assert job["note"] == (
+        "created, 1 image, 1 missing: look 1 (too many pixels (13000×13000; at most 40 Mpx))"
+    )
+    assert make_thumbnail(png_bomb(), 256) is None
