@@ -26,6 +26,7 @@ from rk.server.db.engine import close, connect, redact_dsn
 from rk.server.db.migrate import migrate
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
+from rk.server.openapi_doc import complete_openapi
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue
 from rk.server.request_context import HttpMetrics, request_context
@@ -136,7 +137,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
     )
     remember_secret(state.secrets.ingest)
     remember_secret(state.secrets.media)
-    return Litestar(
+    app = Litestar(
         route_handlers=all_routes(settings),
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
@@ -147,3 +148,5 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         openapi_config=openapi_config("rk backend", __version__),
         logging_config=None,
     )
+    complete_openapi(app)
+    return app

@@ -221,6 +221,21 @@ async def test_openapi_schema_is_served(backend: Backend) -> None:
     schema = (await backend.client.get("/schema/openapi.json")).json()
     assert "/admin/internal/ingest" in schema["paths"]
     assert "/admin/internal/upload-url" in schema["paths"]
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["rkSignature"] == {**schemes["rkSignature"], "in": "header", "type": "apiKey"}
+    assert schemes["rkTimestamp"]["name"] == "X-RK-Timestamp"
+    ingest = schema["paths"]["/admin/internal/ingest"]["post"]
+    assert ingest["security"] == [{"rkTimestamp": [], "rkSignature": []}]
+    assert {"202", "400", "401", "409", "413", "422", "503"} <= set(ingest["responses"])
+    error = {"$ref": "#/components/schemas/ErrorBody"}
+    assert ingest["responses"]["409"]["content"]["application/json"]["schema"] == error
+    assert "Retry-After" in ingest["responses"]["503"]["headers"]
+    assert schema["components"]["schemas"]["ShowIngest"]["additionalProperties"] is False
+    upload = schema["paths"]["/media/upload/{key}"]["put"]
+    assert {"size", "sha1", "expires", "sig"} <= {p["name"] for p in upload["parameters"]}
+    public = schema["paths"]["/api/shows"]["get"]
+    assert "security" not in public
+    assert public["responses"]["400"]["content"]["application/json"]["schema"] == error
 
 
 def _upload_body(key: str, data: bytes, sha1: str | None = None) -> bytes:
