@@ -79,6 +79,21 @@ def timeago(ts: int | None) -> Markup:
     )
 
 
+def show_date(value: str | None) -> Markup:
+    """A source's date (``2025-09-30`` or a full ISO timestamp) as ``30 September 2025``.
+
+    Sources give either form; visitors want the day, not the offset. Text that is not an
+    ISO date is shown as it came, so nothing the source said is hidden.
+    """
+    if not value:
+        return Markup("")
+    try:
+        day = datetime.fromisoformat(value.replace("Z", "+00:00")).date()
+    except ValueError:
+        return Markup("{}").format(value)
+    return Markup('<time datetime="{}">{}</time>').format(day.isoformat(), f"{day.day} {day:%B %Y}")
+
+
 def environment() -> Environment:
     """The shared environment: autoescaped, strict about undefined names, rk's filters."""
     env = Environment(
@@ -89,7 +104,11 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        thousands=thousands, filesize=filesize, timeago=timeago, exact_time=exact_time
+        thousands=thousands,
+        filesize=filesize,
+        timeago=timeago,
+        exact_time=exact_time,
+        show_date=show_date,
     )
     env.globals.update(static_url=static_url, escape=escape)
     return env

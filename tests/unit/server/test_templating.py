@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from rk.server.web.templating import environment, filesize, relative, thousands, timeago
+from rk.server.web.templating import (
+    environment,
+    filesize,
+    relative,
+    show_date,
+    thousands,
+    timeago,
+)
 
 NOW = 1_800_000_000
 
@@ -37,3 +44,16 @@ def test_templates_escape_what_they_show() -> None:
     env = environment()
     rendered = env.from_string("{{ name }}").render(name="<b>Kestrel & Vine</b>")
     assert rendered == "&lt;b&gt;Kestrel &amp; Vine&lt;/b&gt;"
+
+
+def test_show_date_prints_the_day_of_either_form_a_source_gives() -> None:
+    assert show_date("2025-09-30") == '<time datetime="2025-09-30">30 September 2025</time>'
+    stamped = show_date("2026-03-02T19:00:00.000Z")
+    assert stamped == '<time datetime="2026-03-02">2 March 2026</time>'
+    assert "1 March 2026" in show_date("2026-03-01T23:30:00-05:00")
+
+
+def test_show_date_keeps_text_that_is_not_a_date_and_escapes_it() -> None:
+    assert show_date("Spring <b>2026</b>") == "Spring &lt;b&gt;2026&lt;/b&gt;"
+    assert show_date(None) == ""
+    assert show_date("") == ""
