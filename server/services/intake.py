@@ -47,11 +47,21 @@ class ShowIntake:
         self.kinds = kinds
 
     def with_kind(self, show: ShowIngest) -> ShowIngest:
-        """The show with its source's kind; ApiError (422) for an unknown source or other kind."""
+        """The show with its kind; ApiError (422) when it cannot be known or contradicts.
+
+        A source with a plugin here has its plugin's kind (filled in when the show has
+        none, a 422 when the show says another). A source without one (its plugin runs on
+        the spider only) must say its kind: it is never guessed.
+        """
         kind = self.kinds.get(show.source)
         if kind is None:
-            known = ", ".join(sorted(self.kinds)) or "none"
-            raise ApiError(f"unknown source {show.source!r}; this backend knows: {known}")
+            if show.kind is None:
+                known = ", ".join(sorted(self.kinds)) or "none"
+                raise ApiError(
+                    f"unknown source {show.source!r} and no kind (runway or street) in the show;"
+                    f" this backend has plugins for: {known}"
+                )
+            return show
         if show.kind is None:
             return msgspec.structs.replace(show, kind=kind)
         if show.kind != kind:

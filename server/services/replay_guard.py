@@ -31,6 +31,12 @@ class _Pending:
     )
 
 
+def _answer(pending: _Pending, first: bool) -> None:
+    """Resolve the waiting request (unless it was cancelled meanwhile)."""
+    if not pending.first.done():
+        pending.first.set_result(first)
+
+
 class ReplayGuard:
     """Records signatures; ``first_use`` says whether this is the signature's first request."""
 
@@ -61,7 +67,7 @@ class ReplayGuard:
         unique: dict[str, _Pending] = {}
         for pending in batch:
             if pending.signature in unique:
-                pending.first.set_result(False)
+                _answer(pending, False)
             else:
                 unique[pending.signature] = pending
         values = ", ".join("({}, {})" for _ in unique)
@@ -75,7 +81,7 @@ class ReplayGuard:
         rows = await SignedRequest._meta.db.run_querystring(QueryString(sql, *args))
         inserted = {str(row["signature"]) for row in rows}
         for signature, pending in unique.items():
-            pending.first.set_result(signature in inserted)
+            _answer(pending, signature in inserted)
         await self._sweep()
 
     async def _sweep(self) -> None:
