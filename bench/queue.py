@@ -69,14 +69,14 @@ async def sqlite_db() -> AsyncIterator[str]:
 async def run_round(dsn: str, jobs: int, workers: int) -> tuple[float, float]:
     """Enqueue ``jobs``, drain them with ``workers``; (enqueue/s, claim+complete/s)."""
     settings = QueueSettings()
-    producer = JobQueue.from_dsn(dsn, settings)
+    producer = await JobQueue.open(dsn, settings)
     start = time.perf_counter()
     for n in range(jobs):
         await producer.enqueue("crawl", f'{{"n": {n}}}', n % 10)
     enqueue_rate = jobs / (time.perf_counter() - start)
     await producer.close()
 
-    queues = [JobQueue.from_dsn(dsn, settings) for _ in range(workers)]
+    queues = [await JobQueue.open(dsn, settings) for _ in range(workers)]
 
     async def work(queue: JobQueue) -> int:
         done = 0

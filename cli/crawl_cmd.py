@@ -1,6 +1,6 @@
 """``rk crawl add|add-season|batch|list|retry|cancel|delete``: the operator's crawl-task queue.
 
-Every command goes straight to the database (``run_with_db``) through the same service the
+Every command goes straight to the database (``run_with_database``) through the same service the
 spiders' API and the admin UI use (``rk.server.services.crawl_tasks``). An unknown brand,
 task id, source or status is one line on stderr and exit code 2.
 """
@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Annotated, TypeVar, cast
 import typer
 
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
-from rk.cli.db_session import run_with_db
+from rk.cli.db_session import run_with_database
 from rk.core.config import Settings
 from rk.core.errors import RkError
 
 if TYPE_CHECKING:
+    from rk.server.db.database import Database
     from rk.server.services.crawl_tasks import CrawlTaskRow, CrawlTasks, TaskStatus
 
 crawl_app = typer.Typer(
@@ -51,14 +52,14 @@ def _with_tasks(settings: Settings, work: Callable[[CrawlTasks], Awaitable[T]]) 
     """Run ``work(tasks)`` against the configured database, closing the queue after."""
     from rk.server.services.crawl_tasks import CrawlTasks
 
-    async def main() -> T:
-        tasks = CrawlTasks.from_dsn(settings.database_url, settings.queues)
+    async def main(db: Database) -> T:
+        tasks = CrawlTasks.on(db, settings.queues)
         try:
             return await work(tasks)
         finally:
             await tasks.close()
 
-    return run_with_db(settings, main)
+    return run_with_database(settings, main)
 
 
 @crawl_app.command("add")

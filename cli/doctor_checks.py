@@ -48,7 +48,7 @@ async def database_findings(settings: Settings) -> list[Finding]:
         fix = "start rk serve-backend once (it creates it), or run rk db migrate"
         return [Finding("database", False, f"{shown}: no database file yet", fix)]
     try:
-        engine = await asyncio.wait_for(connect(dsn, pool_max=1), 10)
+        engine = await asyncio.wait_for(connect(dsn, pool_size=1, readers=1), 10)
     except Exception as exc:
         fix = "check database: host, port, user, password, database name and the firewall"
         return [Finding("database", False, f"{shown} unreachable: {_why(exc)}", fix)]

@@ -19,6 +19,7 @@ from rk.cli import (
     serve_cmd,
     spider_cmd,
     spider_embed,
+    storage_cmd,
     vision_cmd,
 )
 from rk.cli.common import start_logging
@@ -65,6 +66,7 @@ embed_cmd.register(app)
 vision_cmd.register(app)
 serve_cmd.register(app)
 doctor_cmd.register(app)
+storage_cmd.register(app)
 
 
 def run() -> None:

@@ -219,7 +219,10 @@ class BackendClient:
         return self._decode(await self._call("POST", "upload-url", request), UploadUrl)
 
     async def put_object(self, upload: UploadUrl, data: bytes) -> None:
-        """PUT ``data`` to a presigned URL (unsigned: the URL itself is the credential)."""
+        """PUT ``data`` to a presigned URL (unsigned: the URL itself is the credential).
+
+        412 (S3's ``If-None-Match: *``) means the key exists already: nothing to do.
+        """
         try:
             response = await self._http.request(
                 upload.method, upload.url, content=data, headers=upload.headers
@@ -228,6 +231,8 @@ class BackendClient:
             raise BackendUnavailable(f"upload failed: {type(exc).__name__}: {exc}") from None
         if response.status_code >= 500:
             raise BackendUnavailable(f"upload failed: HTTP {response.status_code}")
+        if response.status_code == 412:
+            return
         if response.status_code >= 300:
             raise BackendRejected(response.status_code, _error_line(response))
 

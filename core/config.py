@@ -40,6 +40,8 @@ class ServerSettings(Section):
     max_body_bytes: int = 2 * MiB
     secret: str = ""
     shutdown_grace_s: float = 20.0
+    db_pool_size: int = 0
+    db_readers: int = 0
 
 
 class IngestSettings(Section):
@@ -58,6 +60,8 @@ class MediaSettings(Section):
     max_image_bytes: int = 30 * MiB
     thumb_size: int = 256
     upload_url_ttl_s: int = 900
+    gc_grace_s: int = 86400
+    gc_interval_s: int = 3600
 
 
 class VisionSettings(Section):
@@ -106,7 +110,7 @@ class QueueSettings(Section):
     """Every queue timeout, so tests can shrink them."""
 
     ingest_max_attempts: int = 3
-    ingest_stuck_s: int = 300
+    ingest_stuck_s: int = 60
     backoff_base_s: int = 30
     backoff_cap_s: int = 600
     crawl_lease_s: int = 900

@@ -7,7 +7,7 @@ was reclaimed after the stuck timeout therefore cannot finish it a second time.
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pluggy
 from msgspec import Struct
@@ -35,7 +35,13 @@ class QueueBackend(Protocol):
 
     schemes: ClassVar[tuple[str, ...]]
 
-    def __init__(self, dsn: str) -> None: ...
+    def __init__(self, db: Any) -> None:
+        """Run on ``db``, the process's one database (``rk.server.db.database.Database``).
+
+        Statements made while the calling task is inside ``db.transaction()`` must run in
+        that transaction, so a job's effects and its completion commit together.
+        """
+        ...
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
         """Insert a pending job, due now, and return its id."""
@@ -67,12 +73,16 @@ class QueueBackend(Protocol):
         """Mark the claimed job failed for good."""
         ...
 
+    async def renew(self, job: Job, now: int) -> bool:
+        """Extend the claimed job's lease: ``locked_at = now`` (its worker is alive)."""
+        ...
+
     async def release(self, job: Job, now: int) -> bool:
         """Give the claimed job back untouched (shutdown): pending, attempt not counted."""
         ...
 
     async def close(self) -> None:
-        """Release connections."""
+        """Release what the backend holds itself (not the shared database)."""
         ...
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import ClassVar, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
@@ -25,10 +26,11 @@ class StorageContext(Struct, frozen=True, kw_only=True):
 
 
 class ObjectInfo(Struct, frozen=True, kw_only=True):
-    """What a HEAD tells about a stored object."""
+    """What a HEAD (or a listing) tells about a stored object; ``modified`` in unix seconds."""
 
     key: str
     size: int
+    modified: int = 0
 
 
 @runtime_checkable
@@ -43,8 +45,19 @@ class Storage(Protocol):
         """Store ``data`` under ``key`` (replacing what is there)."""
         ...
 
+    async def create(self, key: str, data: bytes, content_type: str = "image/jpeg") -> bool:
+        """Store ``data`` under ``key`` only if nothing is there; False (nothing written) if so.
+
+        Exclusive: of two concurrent creates exactly one writes. Objects are never replaced.
+        """
+        ...
+
     async def get(self, key: str) -> bytes:
         """The object's bytes; raises ``FileNotFoundError`` when it does not exist."""
+        ...
+
+    def list_objects(self, prefix: str = "") -> AsyncIterator[ObjectInfo]:
+        """Every object whose key starts with ``prefix`` (any order), with size and mtime."""
         ...
 
     async def head(self, key: str) -> ObjectInfo | None:
@@ -56,7 +69,10 @@ class Storage(Protocol):
         ...
 
     async def presign_put(self, key: str, size: int, sha1: str, expires_s: int) -> UploadUrl:
-        """A URL a spider can PUT exactly these bytes to, valid ``expires_s`` seconds."""
+        """A URL a spider can PUT exactly these bytes to, valid ``expires_s`` seconds.
+
+        The URL only ever creates: a PUT to a key that exists by then writes nothing.
+        """
         ...
 
     async def url_for(self, key: str, expires_s: int) -> str:

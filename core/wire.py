@@ -145,8 +145,8 @@ class UploadUrlRequest(Inbound, kw_only=True):
 class UploadUrl(Outbound, kw_only=True):
     """A presigned PUT: send the bytes to ``url`` with ``method`` and ``headers`` before expiry.
 
-    ``exists`` true means storage already holds this key with this size (content keys make
-    that the same bytes): the spider skips the PUT, and ``url`` may be empty.
+    ``exists`` true means storage already holds this key (objects are never replaced; a
+    content key's bytes are its sha1's): the spider skips the PUT, and ``url`` may be empty.
     """
 
     url: str

@@ -22,8 +22,9 @@ from rk.core.config import Settings
 from rk.core.plugins import get_plugin_manager
 from rk.core.redact import remember_secret
 from rk.core.storage import StorageContext, open_storage
+from rk.server.db.database import default_pool_size
 from rk.server.db.engine import close, connect, redact_dsn
-from rk.server.db.migrate import migrate
+from rk.server.db.migrate import migrate_database
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
 from rk.server.openapi_doc import complete_openapi
@@ -43,6 +44,7 @@ from rk.server.services.replay_guard import ReplayGuard
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
+from rk.server.workers.storage_sweep import StorageSweeper
 
 log = logging.getLogger("rk.server")
 
@@ -90,18 +92,20 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     pm: pluggy.PluginManager = state.pm
     dsn = settings.database_url
     async with AsyncExitStack() as stack:
-        applied = await migrate(dsn)
-        engine = await connect(dsn)
-        stack.push_async_callback(close, engine)
+        pool_size = settings.server.db_pool_size or default_pool_size(settings.server.workers)
+        db = await connect(dsn, pool_size=pool_size, readers=settings.server.db_readers)
+        stack.push_async_callback(close, db)
+        state.db = db
+        applied = await migrate_database(db)
         done = f"{len(applied)} migrations applied" if applied else "schema up to date"
-        log.info("database: %s (%s)", redact_dsn(dsn), done)
+        log.info("database: %s (%s; %s)", redact_dsn(dsn), done, db.describe())
         context = StorageContext(backend_url=backend_url(settings), secret=state.secrets.media)
         state.storage = open_storage(settings.storage_url, context, pm)
         log.info("storage: %s", storage_label(settings.storage_url))
-        state.queue = JobQueue.from_dsn(dsn, settings.queues, pm)
+        state.queue = JobQueue.on(db, settings.queues, pm)
         stack.push_async_callback(state.queue.close)
         state.intake = ShowIntake(state.queue, state.brand_ids, source_kinds(pm))
-        state.crawl_tasks = CrawlTasks.from_dsn(dsn, settings.queues)
+        state.crawl_tasks = CrawlTasks.on(db, settings.queues)
         stack.push_async_callback(state.crawl_tasks.close)
         fetcher = Fetcher(fetch_policy(settings))
         stack.push_async_callback(fetcher.close)
@@ -118,6 +122,13 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         workers.start()
         stack.push_async_callback(workers.stop)
         log.info("ingest workers: %d (poll every %g s)", workers.count, workers.poll_interval_s)
+        sweeper = StorageSweeper(
+            state.storage,
+            interval_s=settings.media.gc_interval_s,
+            grace_s=settings.media.gc_grace_s,
+        )
+        sweeper.start()
+        stack.push_async_callback(sweeper.stop)
         freeze_startup_heap(stack)
         yield
         log.info("shutting down: stopping ingest workers")

@@ -10,12 +10,12 @@ Upload URLs:
 - ``s3://``: a SigV4 URL from ``sigv4.presign`` that signs ``x-amz-checksum-sha1``
   (base64 of the body's SHA-1) and ``content-type``. S3 verifies the body against the
   signed checksum, so a leaked URL cannot write other bytes. ``If-None-Match: *`` is
-  not added: with the body bound it protects nothing more, and it would turn an
-  idempotent re-upload of the same bytes into a 412. An S3-compatible server that
-  ignores ``x-amz-checksum-sha1`` would accept other bytes from a leaked URL until it
-  expires; rk accepts that risk for such servers (moto is one).
+  signed too: a PUT to a key that exists answers 412 and writes nothing, so no upload
+  URL ever replaces an object (a thumbnail key does not name its own bytes). The
+  spider's client takes a 412 as "already stored".
 - ``file://`` and ``memory://``: the backend's signed ``/media/upload`` route
-  (``rk.core.media_urls``), which checks size and sha1 before it writes.
+  (``rk.core.media_urls``), which checks size and sha1 and then creates the object
+  exclusively (never replacing one).
 
 ``file://`` writes go through obstore's LocalStore, which writes a temporary file next
 to the target and renames it into place (atomic) and creates directories as needed.
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import time
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar
@@ -130,6 +131,40 @@ class ObjectStoreStorage:
         except Exception as exc:
             raise self._failed("put", key, exc) from exc
 
+    async def create(self, key: str, data: bytes, content_type: str = CONTENT_TYPE) -> bool:
+        """Store ``data`` under ``key`` unless it exists (exclusive); False when it did."""
+        import obstore
+        from obstore.exceptions import AlreadyExistsError, PreconditionError
+
+        match = CONTENT_KEY.match(self._checked(key))
+        if match and sha1_hex(data) != match.group(2):
+            raise InvalidKey(f"bytes with sha1 {sha1_hex(data)} cannot be stored under {key}")
+        attributes = None if self.scheme == "file" else {"Content-Type": content_type}
+        try:
+            await obstore.put_async(
+                self._store, key, data, attributes=attributes, use_multipart=False, mode="create"
+            )
+        except (AlreadyExistsError, PreconditionError):
+            return False
+        except Exception as exc:
+            raise self._failed("create", key, exc) from exc
+        return True
+
+    async def list_objects(self, prefix: str = "") -> AsyncIterator[ObjectInfo]:
+        """Every object under ``prefix``, with its size and last-modified time."""
+        import obstore
+
+        try:
+            async for batch in obstore.list(self._store, prefix or None):
+                for meta in batch:
+                    yield ObjectInfo(
+                        key=str(meta["path"]),
+                        size=int(meta["size"]),
+                        modified=int(meta["last_modified"].timestamp()),
+                    )
+        except Exception as exc:
+            raise self._failed("list", prefix or "/", exc) from exc
+
     async def get(self, key: str) -> bytes:
         """The object's bytes; ``FileNotFoundError`` when it does not exist."""
         import obstore
@@ -154,7 +189,9 @@ class ObjectStoreStorage:
             return None
         except Exception as exc:
             raise self._failed("head", key, exc) from exc
-        return ObjectInfo(key=key, size=int(meta["size"]))
+        return ObjectInfo(
+            key=key, size=int(meta["size"]), modified=int(meta["last_modified"].timestamp())
+        )
 
     async def delete(self, key: str) -> None:
         """Delete the object; a missing key is not an error."""
@@ -179,6 +216,7 @@ class ObjectStoreStorage:
             return UploadUrl(url=url, headers={"content-type": CONTENT_TYPE}, expires_at=expires_at)
         headers = {
             "content-type": CONTENT_TYPE,
+            "if-none-match": "*",
             "x-amz-checksum-sha1": base64.b64encode(bytes.fromhex(sha1)).decode(),
         }
         url = self._s3.object_url(key)

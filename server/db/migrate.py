@@ -28,12 +28,13 @@ from dataclasses import dataclass
 
 from piccolo.columns import Column
 from piccolo.engine.base import Engine
-from piccolo.engine.sqlite import SQLiteEngine, TransactionType
+from piccolo.engine.sqlite import SQLiteEngine
 from piccolo.querystring import QueryString
 from piccolo.table import create_table_class
 
 from rk.server.db import migrations
-from rk.server.db.engine import close, engine_for
+from rk.server.db.database import Database, open_database
+from rk.server.db.piccolo_engines import engine_for_database
 
 MODULE_NAME = re.compile(r"^m(\d{4}_[a-z0-9_]+)$")
 """Migration modules are ``m<NNNN>_<words>.py``; the id is the name without the ``m``."""
@@ -90,9 +91,12 @@ async def execute(engine: Engine, sql: str) -> None:
 
 @asynccontextmanager
 async def _locked(engine: Engine) -> AsyncIterator[None]:
-    """A transaction that only one migrating process at a time can be inside."""
+    """A transaction that only one migrating process at a time can be inside.
+
+    On SQLite the engine's transaction is ``BEGIN IMMEDIATE``, which is that lock already.
+    """
     if isinstance(engine, SQLiteEngine):
-        async with engine.transaction(transaction_type=TransactionType.immediate):
+        async with engine.transaction():
             yield
         return
     async with engine.transaction():
@@ -130,8 +134,13 @@ async def apply_migrations(engine: Engine) -> list[str]:
 
 async def migrate(dsn: str) -> list[str]:
     """Bring the database at ``dsn`` up to date; the ids applied ([] when it already was)."""
-    engine = engine_for(dsn)
+    db = await open_database(dsn, pool_size=1, readers=1)
     try:
-        return await apply_migrations(engine)
+        return await migrate_database(db)
     finally:
-        await close(engine)
+        await db.close()
+
+
+async def migrate_database(db: Database) -> list[str]:
+    """Bring ``db`` up to date over its own connections; the ids applied."""
+    return await apply_migrations(engine_for_database(db))

@@ -62,7 +62,7 @@ class Image(Table, tablename="images"):
     position = Integer()
     kind = Varchar(length=16)
     key = Varchar(length=64, index=True)
-    thumb_key = Varchar(length=64, default="")
+    thumb_key = Varchar(length=64, default="", index=True)
     sha1 = Varchar(length=40, default="")
     size = BigInt(default=0)
     width = Integer(default=0)
@@ -163,6 +163,16 @@ class IngestJob(Table, tablename="ingest_jobs"):
     updated_at = BigInt(default=0)
 
 
+class MediaClaim(Table, tablename="media_claims"):
+    """A key a running ingest job is about to reference; live while the job is processing."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    key = Varchar(length=64, index=True)
+    job_id = BigInt(index=True)
+    claimed_at = BigInt(default=0)
+
+
 class JobLock(Table, tablename="job_locks"):
     """A named lease (e.g. the single neighbours job): held by ``holder`` until ``until``."""
 
@@ -217,6 +227,7 @@ ALL_TABLES: list[type[Table]] = [
     CrawlTask,
     IngestJob,
     JobLock,
+    MediaClaim,
     AdminUser,
     PublicChange,
     SignedRequest,

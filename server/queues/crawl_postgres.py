@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncpg
+from typing import Any
 
+from rk.server.db.pg_database import PgDatabase
 from rk.server.queues.crawl_store import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
-from rk.server.queues.pg_pool import PgPool
 
 BATCH_LOCK_KEY = 0x726B_6372_6177
 """Advisory lock held while a batch checks for active tasks and inserts, so two batches
@@ -84,12 +84,7 @@ SQL = {
 }
 
 
-def _changed(status: str) -> bool:
-    """asyncpg's command tag (``UPDATE n``, ``DELETE n``) → whether a row changed."""
-    return status.rsplit(" ", 1)[-1] != "0"
-
-
-def _state(row: asyncpg.Record) -> TaskState:
+def _state(row: Any) -> TaskState:
     return TaskState(
         id=row["id"], status=row["status"], worker=row["worker"], attempts=row["attempts"]
     )
@@ -98,28 +93,25 @@ def _state(row: asyncpg.Record) -> TaskState:
 class PostgresCrawlStore:
     """``crawl_tasks`` on PostgreSQL; safe for any number of backend processes."""
 
-    def __init__(self, dsn: str) -> None:
-        self._pool = PgPool(dsn)
+    def __init__(self, db: PgDatabase) -> None:
+        self._db = db
 
     async def brand_exists(self, brand_id: int) -> bool:
-        pool = await self._pool.get()
-        return bool(await pool.fetchval(SQL["brand_exists"], brand_id))
+        return bool(await self._db.value(SQL["brand_exists"], brand_id))
 
     async def insert(
         self, brand_id: int, source: str, priority: int, max_shows: int, now: int, season: str = ""
     ) -> int:
-        pool = await self._pool.get()
-        return await pool.fetchval(
+        return await self._db.value(
             SQL["insert"], brand_id, source, priority, max_shows, now, season
         )
 
     async def insert_by_prefix(
         self, like: str, source: str, priority: int, max_shows: int, limit: int, now: int
     ) -> list[int]:
-        pool = await self._pool.get()
-        async with pool.acquire() as conn, conn.transaction():
+        async with self._db.transaction() as conn:
             await conn.execute(SQL["batch_lock"])
-            rows = await conn.fetch(
+            rows = await conn.rows(
                 SQL["insert_by_prefix"], like, source, priority, max_shows, limit, now
             )
         return [row["id"] for row in rows]
@@ -127,11 +119,10 @@ class PostgresCrawlStore:
     async def claim(
         self, worker: str, source: str, now: int, expired_before: int, max_attempts: int
     ) -> ClaimedTask | None:
-        pool = await self._pool.get()
-        row = await pool.fetchrow(SQL["claim"], worker, source, now, expired_before, max_attempts)
+        row = await self._db.row(SQL["claim"], worker, source, now, expired_before, max_attempts)
         if row is None:
             return None
-        brand = await pool.fetchrow(SQL["claimed_brand"], row["brand_id"])
+        brand = await self._db.row(SQL["claimed_brand"], row["brand_id"])
         return ClaimedTask(
             id=row["id"],
             brand_id=row["brand_id"],
@@ -145,52 +136,44 @@ class PostgresCrawlStore:
         )
 
     async def lost(self, expired_before: int, max_attempts: int, limit: int) -> list[TaskState]:
-        pool = await self._pool.get()
         return [
-            _state(r) for r in await pool.fetch(SQL["lost"], expired_before, max_attempts, limit)
+            _state(r) for r in await self._db.rows(SQL["lost"], expired_before, max_attempts, limit)
         ]
 
     async def get(self, task_id: int) -> TaskState | None:
-        pool = await self._pool.get()
-        row = await pool.fetchrow(SQL["get"], task_id)
+        row = await self._db.row(SQL["get"], task_id)
         return _state(row) if row else None
 
     async def touch(self, state: TaskState, now: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(
-            await pool.execute(
+        return (
+            await self._db.execute(
                 SQL["touch"], state.id, state.status, state.worker, state.attempts, now
             )
-        )
+        ) > 0
 
     async def finish(
         self, state: TaskState, status: str, shows_submitted: int, error: str, now: int
     ) -> bool:
-        pool = await self._pool.get()
         fence = (state.id, state.status, state.worker, state.attempts)
-        return _changed(
-            await pool.execute(SQL["finish"], *fence, status, shows_submitted, error, now)
-        )
+        return (
+            await self._db.execute(SQL["finish"], *fence, status, shows_submitted, error, now)
+        ) > 0
 
     async def reset(self, task_id: int, now: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(await pool.execute(SQL["reset"], task_id, now))
+        return (await self._db.execute(SQL["reset"], task_id, now)) > 0
 
     async def cancel(self, task_id: int, now: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(await pool.execute(SQL["cancel"], task_id, now))
+        return (await self._db.execute(SQL["cancel"], task_id, now)) > 0
 
     async def delete(self, task_id: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(await pool.execute(SQL["delete"], task_id))
+        return (await self._db.execute(SQL["delete"], task_id)) > 0
 
     async def list(self, status: str | None, limit: int, offset: int) -> list[CrawlTaskRow]:
-        pool = await self._pool.get()
         if status is None:
-            rows = await pool.fetch(SQL["list"], limit, offset)
+            rows = await self._db.rows(SQL["list"], limit, offset)
         else:
-            rows = await pool.fetch(SQL["list_status"], limit, offset, status)
+            rows = await self._db.rows(SQL["list_status"], limit, offset, status)
         return [CrawlTaskRow(**dict(row)) for row in rows]
 
     async def close(self) -> None:
-        await self._pool.close()
+        """The database is the process's; its owner closes it."""

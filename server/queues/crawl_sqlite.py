@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from rk.server.db.sqlite_database import SqliteDatabase
 from rk.server.queues.crawl_store import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
-from rk.server.queues.sqlite_conn import SqliteConnection
 
 FENCE = "id = :id AND status = :status AND worker = :worker AND attempts = :attempts"
 
@@ -104,8 +104,8 @@ def _fence(state: TaskState) -> dict[str, Any]:
 class SqliteCrawlStore:
     """``crawl_tasks`` in one SQLite file; safe across threads and processes sharing it."""
 
-    def __init__(self, dsn: str) -> None:
-        self._db = SqliteConnection(dsn)
+    def __init__(self, db: SqliteDatabase) -> None:
+        self._db = db
 
     async def _write(self, name: str, **params: Any) -> bool:
         return await self._db.write(lambda conn: conn.execute(SQL[name], params).rowcount > 0)
@@ -219,4 +219,4 @@ class SqliteCrawlStore:
         return [CrawlTaskRow(**dict(row)) for row in rows]
 
     async def close(self) -> None:
-        await self._db.close()
+        """The database is the process's; its owner closes it."""

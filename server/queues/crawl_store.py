@@ -12,8 +12,7 @@ from typing import Protocol
 
 from msgspec import Struct
 
-from rk.core.errors import ConfigError
-from rk.server.db.engine import dsn_scheme
+from rk.server.db.database import Database
 
 ACTIVE = ("queued", "running")
 
@@ -138,19 +137,20 @@ class CrawlStore(Protocol):
         ...
 
     async def close(self) -> None:
-        """Release connections."""
+        """Release what the store holds itself (not the shared database)."""
         ...
 
 
-def crawl_store_for(dsn: str) -> CrawlStore:
-    """The crawl store for a database DSN, chosen by its scheme."""
-    scheme = dsn_scheme(dsn).split("+", 1)[0]
-    if scheme == "sqlite":
+def crawl_store_for(db: Database) -> CrawlStore:
+    """The crawl store for the process's database, chosen by its engine."""
+    if db.engine == "sqlite":
+        from rk.server.db.sqlite_database import SqliteDatabase
         from rk.server.queues.crawl_sqlite import SqliteCrawlStore
 
-        return SqliteCrawlStore(dsn)
-    if scheme in ("postgresql", "postgres"):
-        from rk.server.queues.crawl_postgres import PostgresCrawlStore
+        assert isinstance(db, SqliteDatabase)
+        return SqliteCrawlStore(db)
+    from rk.server.db.pg_database import PgDatabase
+    from rk.server.queues.crawl_postgres import PostgresCrawlStore
 
-        return PostgresCrawlStore(dsn)
-    raise ConfigError(f"no crawl-task store for database scheme {scheme!r}")
+    assert isinstance(db, PgDatabase)
+    return PostgresCrawlStore(db)

@@ -1,8 +1,10 @@
-"""The ingest-queue policy: claim order, stuck reclaim, retry backoff and attempt limits.
+"""The ingest-queue policy: claim order, leases, retry backoff and attempt limits.
 
-Backends (``postgres.py``, ``sqlite.py``) only run SQL; every decision and every timeout is
-here, taken from ``QueueSettings`` so tests can shrink them. Times are unix seconds from an
-injectable clock.
+A claim leases the job for ``queues.ingest_stuck_s``; the worker running it renews the
+lease (``renew``) every third of that, so a job is claimed again only once its worker has
+stopped renewing (it died), however long the job runs. Backends (``postgres.py``,
+``sqlite.py``) only run SQL; every decision and every timeout is here, taken from
+``QueueSettings`` so tests can shrink them. Times are unix seconds from an injectable clock.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pluggy
 
 from rk.core.config import QueueSettings
 from rk.core.queues import Job, QueueBackend, get_queue_backend
+from rk.server.db.database import Database, open_database
 
 log = logging.getLogger(__name__)
 
@@ -42,22 +45,44 @@ class JobQueue:
         backend: QueueBackend,
         settings: QueueSettings,
         clock: Callable[[], int] = wall_clock,
+        *,
+        db: Database,
+        owns_db: bool = False,
     ) -> None:
         self.backend = backend
         self.settings = settings
         self.clock = clock
+        self.db = db
+        self._owns_db = owns_db
         self._reaped_at: int | None = None
 
     @classmethod
-    def from_dsn(
+    def on(
+        cls,
+        db: Database,
+        settings: QueueSettings,
+        pm: pluggy.PluginManager | None = None,
+        clock: Callable[[], int] = wall_clock,
+    ) -> JobQueue:
+        """A queue over the process's database, on the backend registered for its engine."""
+        return cls(get_queue_backend(db.dsn, pm)(db), settings, clock, db=db)
+
+    @classmethod
+    async def open(
         cls,
         dsn: str,
         settings: QueueSettings,
         pm: pluggy.PluginManager | None = None,
         clock: Callable[[], int] = wall_clock,
     ) -> JobQueue:
-        """A queue on the backend registered for the DSN's scheme."""
-        return cls(get_queue_backend(dsn, pm)(dsn), settings, clock)
+        """A queue with a database of its own (tools and tests); ``close`` closes both."""
+        db = await open_database(dsn, pool_size=2, readers=1)
+        return cls(get_queue_backend(dsn, pm)(db), settings, clock, db=db, owns_db=True)
+
+    @property
+    def renew_every_s(self) -> float:
+        """How often a worker renews the lease of the job it runs: a third of the lease."""
+        return max(self.settings.ingest_stuck_s / 3, 0.5)
 
     def backoff(self, attempts: int) -> int:
         """Seconds to wait after the ``attempts``-th failed attempt: base·2^(n-1), capped."""
@@ -71,7 +96,7 @@ class JobQueue:
         return await self.backend.enqueue(kind, payload, brand_id, self.clock())
 
     async def claim(self) -> Job | None:
-        """Take the oldest due job (pending, or processing past the stuck timeout), or None.
+        """Take the oldest due job (pending, or processing with its lease run out), or None.
 
         A stuck job that has used every attempt is never claimed again: it is marked failed
         ("worker lost") here, at most once per clock second per queue.
@@ -87,7 +112,7 @@ class JobQueue:
     async def _fail_lost(self, now: int, stuck_before: int, max_attempts: int) -> None:
         for job in await self.backend.lost(stuck_before, max_attempts, LOST_BATCH):
             error = (
-                f"worker lost: no result within {self.settings.ingest_stuck_s} s "
+                f"worker lost: lease of {self.settings.ingest_stuck_s} s not renewed "
                 f"after {job.attempts} attempts"
             )
             if await self.backend.fail(job, error, now):
@@ -101,10 +126,13 @@ class JobQueue:
             )
         return await self.backend.complete(job, outcome, note, self.clock())
 
-    async def fail(self, job: Job, error: str) -> FailResult:
-        """Record a failed attempt: retry after the backoff, or fail for good after the last."""
+    async def fail(self, job: Job, error: str, *, permanent: bool = False) -> FailResult:
+        """Record a failed attempt: retry after the backoff, or fail for good after the last.
+
+        ``permanent`` fails it for good at once (a retry could not end differently).
+        """
         now = self.clock()
-        if job.attempts < self.settings.ingest_max_attempts:
+        if job.attempts < self.settings.ingest_max_attempts and not permanent:
             due = now + self.backoff(job.attempts)
             held = await self.backend.retry(job, error, now, due)
             result: FailResult = "retrying"
@@ -113,10 +141,16 @@ class JobQueue:
             result = "failed"
         return result if held else "lost"
 
+    async def renew(self, job: Job) -> bool:
+        """Extend the job's lease from now; False if this claim was lost."""
+        return await self.backend.renew(job, self.clock())
+
     async def release(self, job: Job) -> bool:
         """Hand the job back on shutdown: pending again, this attempt not counted."""
         return await self.backend.release(job, self.clock())
 
     async def close(self) -> None:
-        """Close the backend's connections."""
+        """Close the backend, and the database when the queue opened it."""
         await self.backend.close()
+        if self._owns_db:
+            await self.db.close()

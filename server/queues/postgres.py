@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import asyncpg
+from typing import Any, ClassVar
 
 from rk.core.queues import Job
-from rk.server.queues.pg_pool import PgPool
+from rk.server.db.pg_database import PgDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
 
@@ -57,6 +55,9 @@ SQL = {
     "fail": """
         UPDATE ingest_jobs SET status = 'failed', last_error = $3, updated_at = $4
         WHERE id = $1 AND status = 'processing' AND attempts = $2""",
+    "renew": """
+        UPDATE ingest_jobs SET locked_at = $3, updated_at = $3
+        WHERE id = $1 AND status = 'processing' AND attempts = $2""",
     "release": """
         UPDATE ingest_jobs
         SET status = 'pending', attempts = attempts - 1, locked_at = 0, updated_at = $3
@@ -64,7 +65,7 @@ SQL = {
 }
 
 
-def _job(row: asyncpg.Record) -> Job:
+def _job(row: Any) -> Job:
     return Job(
         id=row["id"],
         kind=row["kind"],
@@ -74,51 +75,44 @@ def _job(row: asyncpg.Record) -> Job:
     )
 
 
-def _changed(status: str) -> bool:
-    """asyncpg's command tag ``UPDATE n`` → whether a row changed."""
-    return status.rsplit(" ", 1)[-1] != "0"
-
-
 class PostgresQueue:
     """``ingest_jobs`` on PostgreSQL; safe for any number of processes."""
 
     schemes: ClassVar[tuple[str, ...]] = ("postgresql", "postgres")
 
-    def __init__(self, dsn: str) -> None:
-        self._pool = PgPool(dsn)
+    def __init__(self, db: PgDatabase) -> None:
+        self._db = db
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
-        pool = await self._pool.get()
-        return await pool.fetchval(SQL["enqueue"], kind, payload, brand_id, now)
+        return await self._db.value(SQL["enqueue"], kind, payload, brand_id, now)
 
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
-        pool = await self._pool.get()
-        row = await pool.fetchrow(SQL["claim"], now, stuck_before, max_attempts)
+        row = await self._db.row(SQL["claim"], now, stuck_before, max_attempts)
         return _job(row) if row else None
 
     async def lost(self, stuck_before: int, max_attempts: int, limit: int) -> list[Job]:
-        pool = await self._pool.get()
-        return [_job(r) for r in await pool.fetch(SQL["lost"], stuck_before, max_attempts, limit)]
+        return [
+            _job(r) for r in await self._db.rows(SQL["lost"], stuck_before, max_attempts, limit)
+        ]
 
     async def complete(self, job: Job, outcome: str, note: str, now: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(
-            await pool.execute(SQL["complete"], job.id, job.attempts, outcome, note, now)
-        )
+        return (
+            await self._db.execute(SQL["complete"], job.id, job.attempts, outcome, note, now)
+        ) > 0
 
     async def retry(self, job: Job, error: str, now: int, next_attempt_at: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(
-            await pool.execute(SQL["retry"], job.id, job.attempts, error, now, next_attempt_at)
-        )
+        return (
+            await self._db.execute(SQL["retry"], job.id, job.attempts, error, now, next_attempt_at)
+        ) > 0
 
     async def fail(self, job: Job, error: str, now: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(await pool.execute(SQL["fail"], job.id, job.attempts, error, now))
+        return (await self._db.execute(SQL["fail"], job.id, job.attempts, error, now)) > 0
 
     async def release(self, job: Job, now: int) -> bool:
-        pool = await self._pool.get()
-        return _changed(await pool.execute(SQL["release"], job.id, job.attempts, now))
+        return (await self._db.execute(SQL["release"], job.id, job.attempts, now)) > 0
+
+    async def renew(self, job: Job, now: int) -> bool:
+        return (await self._db.execute(SQL["renew"], job.id, job.attempts, now)) > 0
 
     async def close(self) -> None:
-        await self._pool.close()
+        """The database is the process's; its owner closes it."""

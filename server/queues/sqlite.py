@@ -11,7 +11,7 @@ import sqlite3
 from typing import ClassVar
 
 from rk.core.queues import Job
-from rk.server.queues.sqlite_conn import SqliteConnection
+from rk.server.db.sqlite_database import SqliteDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
 
@@ -59,6 +59,9 @@ SQL = {
     "fail": """
         UPDATE ingest_jobs SET status = 'failed', last_error = :error, updated_at = :now
         WHERE id = :id AND status = 'processing' AND attempts = :attempts""",
+    "renew": """
+        UPDATE ingest_jobs SET locked_at = :now, updated_at = :now
+        WHERE id = :id AND status = 'processing' AND attempts = :attempts""",
     "release": """
         UPDATE ingest_jobs
         SET status = 'pending', attempts = attempts - 1, locked_at = 0, updated_at = :now
@@ -81,8 +84,8 @@ class SqliteQueue:
 
     schemes: ClassVar[tuple[str, ...]] = ("sqlite",)
 
-    def __init__(self, dsn: str) -> None:
-        self._db = SqliteConnection(dsn)
+    def __init__(self, db: SqliteDatabase) -> None:
+        self._db = db
 
     async def _update(self, name: str, **params: object) -> bool:
         def run(conn: sqlite3.Connection) -> bool:
@@ -136,5 +139,8 @@ class SqliteQueue:
     async def release(self, job: Job, now: int) -> bool:
         return await self._update("release", id=job.id, attempts=job.attempts, now=now)
 
+    async def renew(self, job: Job, now: int) -> bool:
+        return await self._update("renew", id=job.id, attempts=job.attempts, now=now)
+
     async def close(self) -> None:
-        await self._db.close()
+        """The database is the process's; its owner closes it."""

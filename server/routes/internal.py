@@ -63,8 +63,8 @@ class InternalController(Controller):
         """A URL the spider can PUT exactly these bytes to, valid ``media.upload_url_ttl_s``.
 
         Content keys (``runway|street/<sha1>.jpg``) must name the body's sha1; a thumbnail
-        key is ``thumb/<thumb_of>.jpg``. When storage already holds the key with this
-        size, the answer says ``exists`` and the spider PUTs nothing.
+        key is ``thumb/<thumb_of>.jpg``. When storage already holds the key (of any size),
+        the answer says ``exists`` and the spider PUTs nothing: objects are never replaced.
         """
         if data.thumb_of is None:
             _, sha1 = parse_content_key(data.key)
@@ -77,7 +77,7 @@ class InternalController(Controller):
             raise ApiError(f"size {data.size} is over the {limit}-byte image limit")
         try:
             existing = await storage.head(data.key)
-            if existing is not None and existing.size == data.size:
+            if existing is not None:
                 return UploadUrl(url="", expires_at=int(time.time()), exists=True)
             ttl = settings.media.upload_url_ttl_s
             return await storage.presign_put(data.key, data.size, data.sha1, ttl)

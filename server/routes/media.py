@@ -2,9 +2,12 @@
 
 ``PUT /media/upload/<key>?size=&sha1=&expires=&sig=`` accepts the one body a signed URL
 (``rk.core.media_urls``) allows: the signed size, hashing to the signed sha1, before
-expiry; only then is it written through the Storage (atomically for ``file://``).
-``GET /media/<key>`` serves a stored object with immutable caching headers; keys are
-content addressed, so an object never changes under its key.
+expiry; only then is it created through the Storage, exclusively: an object that exists
+is never replaced (the answer says ``created: false``).
+``GET /media/<key>`` serves a stored object with immutable caching headers (keys are
+content addressed and objects never replaced, so an object never changes under its key),
+``X-Content-Type-Options: nosniff``, and the content type its bytes decode as
+(``application/octet-stream`` when they are no image): never a type taken on trust.
 
 Dependencies the app must provide: ``storage`` (the ``rk.core.storage.Storage``
 instance) and ``secret`` (the ``str`` that signs upload URLs, the same one given to the
@@ -28,14 +31,16 @@ from rk.core.media_urls import UploadExpired, verify_upload
 from rk.core.storage import Storage
 from rk.core.wire import ErrorBody
 from rk.server.errors import one_line
+from rk.server.services.thumb_check import image_info
 
 log = logging.getLogger(__name__)
 CACHE_CONTROL = "public, max-age=31536000, immutable"
+OCTET_STREAM = "application/octet-stream"
 KeyParam = Annotated[str, Parameter(description="A media key such as runway/<sha1>.jpg")]
 
 
 class MediaStored(Struct, frozen=True, kw_only=True):
-    """Answer to an upload: the key now holds ``size`` bytes; ``created`` is False on a repeat."""
+    """Answer to an upload; ``created`` False: the key existed and nothing was written."""
 
     key: str
     size: int
@@ -101,25 +106,27 @@ class MediaController(Controller):
         if hashlib.sha1(body).hexdigest() != grant.sha1:
             return _error(422, f"body sha1 differs from the {grant.sha1} the URL allows")
         try:
-            existing = await storage.head(key)
-            if existing is None or existing.size != grant.size:
-                await storage.put(key, body)
+            created = await storage.create(key, body)
         except OSError as exc:
             log.warning("storage failed on %s: %s", key, exc)
             return _error(503, "storage unavailable, retry later")
-        stored = MediaStored(key=key, size=grant.size, created=existing is None)
-        return Response(stored, status_code=201 if existing is None else 200)
+        stored = MediaStored(key=key, size=grant.size, created=created)
+        return Response(stored, status_code=201 if created else 200)
 
     @get("/{key:path}")
     async def download(
         self, request: Request[Any, Any, Any], key: KeyParam, storage: NamedDependency[Storage]
     ) -> Response[Any]:
-        """The object's bytes with immutable caching headers; 304 when the ETag matches."""
+        """The object's bytes, typed by what they are, cached for good; 304 on a matching ETag."""
         key = key.lstrip("/")
         if not is_media_key(key):
             return _error(404, f"no media at {key[:80]!r}")
         etag = _etag(key)
-        headers = {"Cache-Control": CACHE_CONTROL, "ETag": etag}
+        headers = {
+            "Cache-Control": CACHE_CONTROL,
+            "ETag": etag,
+            "X-Content-Type-Options": "nosniff",
+        }
         if request.headers.get("if-none-match") == etag:
             return Response(b"", status_code=304, headers=headers)
         try:
@@ -129,7 +136,8 @@ class MediaController(Controller):
         except OSError as exc:
             log.warning("storage failed on %s: %s", key, exc)
             return _error(503, "storage unavailable, retry later")
-        return Response(data, media_type="image/jpeg", headers=headers)
+        info = image_info(data)
+        return Response(data, media_type=info[2] if info else OCTET_STREAM, headers=headers)
 
 
 def media_routes() -> list[type[Controller]]:

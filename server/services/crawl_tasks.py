@@ -26,6 +26,7 @@ import msgspec
 from rk.core.config import QueueSettings
 from rk.core.sources import season_slug
 from rk.core.wire import CrawlTask
+from rk.server.db.database import Database, open_database
 from rk.server.errors import ApiError, NotFound
 from rk.server.queues.crawl_store import (
     CrawlStore,
@@ -89,19 +90,32 @@ class CrawlTasks:
     """The crawl-task queue of one database, with rk's lease and attempt rules."""
 
     def __init__(
-        self, store: CrawlStore, settings: QueueSettings, clock: Callable[[], int] = wall_clock
+        self,
+        store: CrawlStore,
+        settings: QueueSettings,
+        clock: Callable[[], int] = wall_clock,
+        owned_db: Database | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
+        self._owned_db = owned_db
         self._reaped_at: int | None = None
 
     @classmethod
-    def from_dsn(
+    def on(
+        cls, db: Database, settings: QueueSettings, clock: Callable[[], int] = wall_clock
+    ) -> CrawlTasks:
+        """The crawl tasks of the process's database."""
+        return cls(crawl_store_for(db), settings, clock)
+
+    @classmethod
+    async def open(
         cls, dsn: str, settings: QueueSettings, clock: Callable[[], int] = wall_clock
     ) -> CrawlTasks:
-        """The crawl tasks of the database at ``dsn``."""
-        return cls(crawl_store_for(dsn), settings, clock)
+        """Crawl tasks with a database of their own (tools, tests); ``close`` closes it."""
+        db = await open_database(dsn, pool_size=2, readers=1)
+        return cls(crawl_store_for(db), settings, clock, owned_db=db)
 
     async def add_task(
         self,
@@ -255,5 +269,7 @@ class CrawlTasks:
         raise TaskConflict(f"crawl task {task_id} is {state.status} and cannot be {verb}")
 
     async def close(self) -> None:
-        """Release the store's connections."""
+        """Close the store, and the database when ``open`` opened it."""
         await self.store.close()
+        if self._owned_db is not None:
+            await self._owned_db.close()

@@ -3,9 +3,12 @@
 Dedupe by ``(source, show_key)``: an existing article is ``skipped_existing``, a deleted
 one ``skipped_deleted`` (deletion is permanent), a rejected one is overwritten
 (``reused_rejected``); otherwise the article is ``created``. Images are stored first
-(``store_image``), then the article and every image row are written in one transaction.
-If anything fails, the objects this job wrote and that no image row references are
-deleted again, so a failed attempt leaves nothing half-written.
+(``store_image``), then the article, every image row and the job's completion are written
+in one transaction fenced by the job's claim (``Claim.commit``): a crash or a lost claim
+before it commits leaves no row, and the re-run records the outcome the show deserves.
+If anything fails, the objects this job wrote that no image row and no other running
+job references are deleted again (``media_refs``), so a failed attempt leaves nothing
+half-written and takes nothing from another job.
 
 An image that fails for a reason that may pass (timeout, 5xx) makes the job retry while
 attempts remain; on the last attempt, or when the reason is permanent (404, not an image,
@@ -25,6 +28,7 @@ import pluggy
 from msgspec import Struct
 
 from rk.core.config import Settings
+from rk.core.faults import fault_point
 from rk.core.keys import Kind
 from rk.core.queues import Job
 from rk.core.storage import Storage
@@ -33,8 +37,10 @@ from rk.server.db.tables import Article, Image
 from rk.server.services.fetch import Fetcher
 from rk.server.services.intake import decode_queued, source_kinds
 from rk.server.services.job_result import JobDone, JobNotDone
-from rk.server.services.objects import delete_unreferenced, write_transaction
+from rk.server.services.media_refs import delete_unreferenced, release
+from rk.server.services.objects import write_transaction
 from rk.server.services.store_image import ImageFailure, ImageStorer, StoredImage, Written
+from rk.server.workers.claim import Claim
 
 INSERT_BATCH = 200
 DUPLICATE = (asyncpg.UniqueViolationError, sqlite3.IntegrityError)
@@ -107,12 +113,12 @@ class IngestService:
         """The storage prefix: the kind the show carries (checked against its source at intake)."""
         return show.kind or "runway"
 
-    async def run(self, job: Job) -> JobDone:
+    async def run(self, job: Job, claim: Claim) -> JobDone:
         """Process one claimed job; JobNotDone (or any error) means retry or fail."""
         try:
             show = decode_queued(job.payload, self.kinds)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            raise JobNotDone(f"payload is not a ShowIngest: {exc}") from None
+            raise JobNotDone(f"payload is not a ShowIngest: {exc}", permanent=True) from None
         existing = await _find(show)
         if existing is not None:
             article_id = int(existing["id"])
@@ -126,12 +132,14 @@ class IngestService:
                 return JobDone(
                     outcome="skipped_existing", note=note, article_id=article_id, show=show
                 )
-        written = Written()
+        written = Written(job.id)
         try:
-            return await self._ingest(job, show, existing, written)
+            return await self._ingest(job, claim, show, existing, written)
         except BaseException:
-            await asyncio.shield(delete_unreferenced(self.storage, written.keys))
+            await asyncio.shield(delete_unreferenced(self.storage, written.keys, job_id=job.id))
             raise
+        finally:
+            await asyncio.shield(release(job.id))
 
     async def _store_all(
         self, slots: list[Slot], kind: Kind, written: Written
@@ -153,7 +161,12 @@ class IngestService:
         return [task.result() for task in tasks]
 
     async def _ingest(
-        self, job: Job, show: ShowIngest, existing: dict[str, Any] | None, written: Written
+        self,
+        job: Job,
+        claim: Claim,
+        show: ShowIngest,
+        existing: dict[str, Any] | None,
+        written: Written,
     ) -> JobDone:
         slots = slots_of(show)
         results = await self._store_all(slots, self.kind_of(show), written)
@@ -166,32 +179,57 @@ class IngestService:
         if any(failure.transient for _, failure in failed) and not last:
             raise JobNotDone(f"{len(failed)} of {len(slots)} images failed: {listing(missing)}")
         if not stored:
-            raise JobNotDone(f"no image could be stored: {listing(missing)}")
+            permanent = not any(failure.transient for _, failure in failed)
+            raise JobNotDone(f"no image could be stored: {listing(missing)}", permanent=permanent)
         fell = [(slot, image.fell_back) for slot, image in stored if image.fell_back]
         fell_back = (
             f"; {len(fell)} uploaded keys unusable, downloaded: {listing(fell)}" if fell else ""
         )
         if existing is None:
-            article_id = await self._create(show, job.brand_id, stored)
-            if article_id is None:
-                await delete_unreferenced(self.storage, written.keys)
-                row = await _find(show)
-                found = int(row["id"]) if row else 0
-                note = f"article {found} was created meanwhile by another job"
-                return JobDone(outcome="skipped_existing", note=note, article_id=found, show=show)
-            note = compose_note("created", len(stored), missing, fell_back)
-            return JobDone(outcome="created", note=note, article_id=article_id, show=show)
+
+            async def create() -> JobDone:
+                return await self._create_done(show, job.brand_id, stored, missing, fell_back)
+
+            done = await claim.commit(create)
+            if done.outcome == "skipped_existing":
+                await delete_unreferenced(self.storage, written.keys, job_id=job.id)
+            return done
         article_id = int(existing["id"])
-        old_keys = await self._reuse(show, job.brand_id, article_id, stored)
-        await delete_unreferenced(self.storage, old_keys)
-        verb = f"reused rejected article {article_id}"
-        return JobDone(
-            outcome="reused_rejected",
-            note=compose_note(verb, len(stored), missing, fell_back),
-            article_id=article_id,
-            show=show,
-            status_change=("rejected", "pending"),
-        )
+        old_keys: list[str] = []
+
+        async def reuse() -> JobDone:
+            old_keys.extend(await self._reuse(show, job.brand_id, article_id, stored))
+            verb = f"reused rejected article {article_id}"
+            return JobDone(
+                outcome="reused_rejected",
+                note=compose_note(verb, len(stored), missing, fell_back),
+                article_id=article_id,
+                show=show,
+                status_change=("rejected", "pending"),
+            )
+
+        done = await claim.commit(reuse)
+        await delete_unreferenced(self.storage, old_keys, job_id=job.id)
+        return done
+
+    async def _create_done(
+        self,
+        show: ShowIngest,
+        brand_id: int,
+        stored: list[tuple[Slot, StoredImage]],
+        missing: list[tuple[Slot, str]],
+        fell_back: str,
+    ) -> JobDone:
+        """Write the article and its images (inside the job's commit); the job's result."""
+        article_id = await self._create(show, brand_id, stored)
+        if article_id is None:
+            row = await _find(show)
+            found = int(row["id"]) if row else 0
+            note = f"article {found} was created meanwhile by another job"
+            return JobDone(outcome="skipped_existing", note=note, article_id=found, show=show)
+        fault_point("ingest.article_written")
+        note = compose_note("created", len(stored), missing, fell_back)
+        return JobDone(outcome="created", note=note, article_id=article_id, show=show)
 
     def _article_values(self, show: ShowIngest, brand_id: int, now: int) -> dict[str, Any]:
         return {

@@ -22,5 +22,11 @@ class JobNotDone(Exception):
     """The job did not finish this attempt; the message (one line) goes to ``last_error``.
 
     The worker hands it to the queue, which retries it after the backoff or, after the
-    last attempt, marks it failed. Nothing the job wrote is left behind.
+    last attempt, marks it failed. ``permanent`` fails it at once: another attempt could
+    not end differently (every image refused, 404 or not an image). Nothing the job wrote
+    is left behind.
     """
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent

@@ -1,7 +1,8 @@
 """Media cleanup jobs (kind ``media_cleanup``): delete a deleted article's objects.
 
 An object (image or thumbnail) is deleted only when no image of another live article
-uses it: content-addressed keys are shared by every image with the same bytes. The image
+uses it and no running ingest job has claimed it (checked under the key's lock, see
+``media_refs``): content-addressed keys are shared by every image with the same bytes. The image
 rows stay (the article's soft delete is permanent and keeps its history).
 """
 
@@ -17,7 +18,8 @@ from rk.core.storage import Storage
 from rk.server.db.tables import Article, Image
 from rk.server.queues.engine import JobQueue
 from rk.server.services.job_result import JobDone, JobNotDone
-from rk.server.services.objects import is_referenced
+from rk.server.services.media_refs import delete_if_unreferenced
+from rk.server.workers.claim import Claim
 
 KIND: Final = "media_cleanup"
 
@@ -40,7 +42,7 @@ class MediaCleanupService:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
 
-    async def run(self, job: Job) -> JobDone:
+    async def run(self, job: Job, claim: Claim) -> JobDone:
         """Delete the objects of the job's article that no live article shares."""
         try:
             article_id = msgspec.json.decode(job.payload, type=MediaCleanup).article_id
@@ -56,13 +58,14 @@ class MediaCleanupService:
         keys = list(dict.fromkeys(k for row in rows for k in (row["key"], row["thumb_key"]) if k))
         deleted = kept = 0
         for key in keys:
-            if await is_referenced(key, live_only=True, skip_article=article_id):
-                kept += 1
-                continue
             if await self.storage.head(key) is None:
                 continue
-            await self.storage.delete(key)
-            deleted += 1
+            if await delete_if_unreferenced(
+                self.storage, key, live_only=True, skip_article=article_id
+            ):
+                deleted += 1
+            else:
+                kept += 1
         if not deleted:
             note = f"article {article_id}: nothing left to delete ({kept} objects shared)"
             return JobDone(outcome="noop", note=note, article_id=article_id)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from piccolo.querystring import QueryString
 
+from rk.server.db.engine import database_of
 from rk.server.db.tables import ImageEmbedding, ImageNeighbor
 from rk.server.services.neighbours import BLOCK_ROWS, NO_THRESHOLD, Floats, Ids
 from rk.server.services.objects import write_transaction
@@ -153,15 +154,14 @@ async def _execute_many(sql_qmark: str, rows: list[tuple[Any, ...]]) -> None:
     Building one piccolo query per row costs more than the database work here (tens of
     thousands of list rows per pass), so the rows go to the driver in one call.
     """
-    engine = ImageNeighbor._meta.db
-    transaction = engine.current_transaction.get()
-    if transaction is None:
+    db = database_of(ImageNeighbor)
+    if not db.in_transaction():
         raise RuntimeError("_execute_many must run inside a transaction")
     sql = sql_qmark
-    if engine.engine_type != "sqlite":
+    if db.engine != "sqlite":
         for n in range(1, sql_qmark.count("?") + 1):
             sql = sql.replace("?", f"${n}", 1)
-    await transaction.connection.executemany(sql, rows)
+    await db.execute_many(sql, rows)
 
 
 def changed_from(old: list[tuple[int, float]], new: list[tuple[int, float]]) -> int:

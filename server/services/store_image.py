@@ -1,7 +1,8 @@
 """Get one image of a show into storage: reuse a spider-uploaded key, else download it.
 
 Every stored image gets its thumbnail, made once by whoever holds the bytes. Keys this
-job writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
+job uses are claimed in the database before they are looked at (``media_refs``), and keys
+it writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
 the middle of a put) knows every object it may have to delete. Keys a spider uploaded
 are never recorded: a rollback never deletes them.
 
@@ -12,19 +13,23 @@ this one image (download refused or failed, not an image) is an ``ImageFailure``
 from __future__ import annotations
 
 import asyncio
-import io
-import warnings
+import logging
+from collections.abc import Awaitable, Callable
 
 import msgspec
 from msgspec import Struct
-from PIL import Image, UnidentifiedImageError
 
 from rk.core.errors import InvalidKey
 from rk.core.keys import Kind, content_key, parse_content_key, sha1_hex, thumb_key
 from rk.core.storage import Storage
 from rk.core.thumbs import make_thumbnail, pixel_problem
 from rk.core.wire import ImageRef
+from rk.server.db.tables import Image
 from rk.server.services.fetch import Fetcher, FetchError
+from rk.server.services.media_refs import claim, delete_if_unreferenced
+from rk.server.services.thumb_check import image_info, thumbnail_problem
+
+log = logging.getLogger(__name__)
 
 
 class ImageFailure(Exception):
@@ -50,10 +55,19 @@ class StoredImage(Struct, frozen=True, kw_only=True):
 
 
 class Written:
-    """The keys one job wrote (or was about to write) to storage."""
+    """The keys one job wrote (or was about to write) to storage, and its claims.
 
-    def __init__(self) -> None:
+    ``job_id`` (0: no job, nothing claimed) claims every key the job looks at before it
+    looks (``media_refs.claim``), so no other job's rollback deletes it meanwhile.
+    """
+
+    def __init__(self, job_id: int = 0) -> None:
+        self.job_id = job_id
         self.keys: list[str] = []
+
+    async def claim(self, *keys: str) -> None:
+        """Claim ``keys`` for this job before they are looked at or written."""
+        await claim(self.job_id, keys)
 
     def add(self, key: str) -> None:
         """Record ``key`` before writing it."""
@@ -66,18 +80,13 @@ def probe(data: bytes) -> tuple[int, int, str]:
 
     An image with more pixels than ``MAX_PIXELS`` fails here, before anything decodes it.
     """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as img:
-                width, height = img.size
-                mime = Image.MIME.get(img.format or "", "application/octet-stream")
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        raise ImageFailure("not an image") from None
-    problem = pixel_problem(width, height)
+    info = image_info(data)
+    if info is None:
+        raise ImageFailure("not an image")
+    problem = pixel_problem(info[0], info[1])
     if problem:
         raise ImageFailure(problem)
-    return width, height, mime
+    return info
 
 
 class ImageStorer:
@@ -88,17 +97,62 @@ class ImageStorer:
         self.fetcher = fetcher
         self.thumb_size = thumb_size
 
-    async def _thumbnail(self, data: bytes, sha1: str, written: Written) -> str:
-        """Make and store ``thumb/<sha1>.jpg`` unless it exists; ImageFailure if undecodable."""
+    async def _usable_thumb(self, key: str, original: tuple[int, int], written: Written) -> bool:
+        """True when the stored thumbnail ``key`` may be referenced.
+
+        One an image row uses was checked when it was first referenced. Any other must
+        decode as this original's thumbnail; a bad one nobody uses is deleted (then False).
+        """
+        if await Image.select(Image.id).where(Image.thumb_key == key).first() is not None:
+            return True
+        try:
+            data = await self.storage.get(key)
+        except FileNotFoundError:
+            return False
+        problem = await asyncio.to_thread(thumbnail_problem, data, original, self.thumb_size)
+        if problem is None:
+            return True
+        log.warning("stored thumbnail %s %s; replacing it", key, problem)
+        if await delete_if_unreferenced(self.storage, key, job_id=written.job_id):
+            return False
+        raise ImageFailure(f"stored thumbnail {problem}", transient=True)
+
+    async def _thumbnail(
+        self,
+        sha1: str,
+        original: tuple[int, int],
+        load: Callable[[], Awaitable[bytes]],
+        written: Written,
+    ) -> str:
+        """``thumb/<sha1>.jpg``: a verified stored one, else made from ``load()``'s bytes."""
         key = thumb_key(sha1)
-        if await self.storage.head(key) is not None:
+        if await self.storage.head(key) is not None and await self._usable_thumb(
+            key, original, written
+        ):
             return key
-        thumb = await asyncio.to_thread(make_thumbnail, data, self.thumb_size)
+        thumb = await asyncio.to_thread(make_thumbnail, await load(), self.thumb_size)
         if thumb is None:
             raise ImageFailure("image does not decode")
         written.add(key)
-        await self.storage.put(key, thumb, "image/jpeg")
+        if not await self.storage.create(key, thumb, "image/jpeg") and not (
+            await self._usable_thumb(key, original, written)
+        ):
+            raise ImageFailure("thumbnail was replaced while it was being stored", transient=True)
         return key
+
+    async def _original_size(
+        self, key: str, load: Callable[[], Awaitable[bytes]]
+    ) -> tuple[int, int] | None:
+        """The original's pixel size: from an image row with this key, else its header."""
+        known = (
+            await Image.select(Image.width, Image.height)
+            .where((Image.key == key) & (Image.width > 0) & (Image.height > 0))
+            .first()
+        )
+        if known is not None:
+            return int(known["width"]), int(known["height"])
+        info = await asyncio.to_thread(image_info, await load())
+        return None if info is None else (info[0], info[1])
 
     async def _uploaded(self, ref: ImageRef, key: str, written: Written) -> StoredImage | str:
         """The uploaded object at ``key``, or why it cannot be used (then the URL is fetched)."""
@@ -106,34 +160,37 @@ class ImageStorer:
             _, sha1 = parse_content_key(key)
         except InvalidKey:
             return "uploaded key is not content-addressed"
+        await written.claim(key, thumb_key(sha1))
         info = await self.storage.head(key)
         if info is None:
             return "uploaded key missing"
         if ref.size is not None and info.size != ref.size:
             return f"uploaded key has {info.size} bytes, not {ref.size}"
-        width = height = 0
-        thumb = thumb_key(sha1)
-        if await self.storage.head(thumb) is None:
-            try:
-                data = await self.storage.get(key)
-            except FileNotFoundError:
-                return "uploaded key missing"
-            try:
-                width, height, _ = probe(data)
-            except ImageFailure as exc:
-                return f"uploaded object: {exc.reason}"
-            made = await asyncio.to_thread(make_thumbnail, data, self.thumb_size)
-            if made is None:
+        loaded: list[bytes] = []
+
+        async def load() -> bytes:
+            if not loaded:
+                loaded.append(await self.storage.get(key))
+            return loaded[0]
+
+        try:
+            size = await self._original_size(key, load)
+            if size is None:
                 return "uploaded object does not decode"
-            written.add(thumb)
-            await self.storage.put(thumb, made, "image/jpeg")
+            thumb = await self._thumbnail(sha1, size, load, written)
+        except FileNotFoundError:
+            return "uploaded key missing"
+        except ImageFailure as failure:
+            if failure.transient:
+                raise
+            return "uploaded object does not decode"
         return StoredImage(
             key=key,
             thumb_key=thumb,
             sha1=sha1,
             size=info.size,
-            width=width,
-            height=height,
+            width=size[0],
+            height=size[1],
             uploaded_by_spider=True,
         )
 
@@ -151,10 +208,18 @@ class ImageStorer:
             got = fetched.content_type.split(";")[0].strip() or "unknown type"
             raise ImageFailure(f"not an image ({got})") from None
         sha1 = sha1_hex(data)
-        thumb = await self._thumbnail(data, sha1, written)
         key = content_key(kind, sha1)
+        await written.claim(key, thumb_key(sha1))
+
+        async def load() -> bytes:
+            return data
+
+        thumb = await self._thumbnail(sha1, (width, height), load, written)
         existing = await self.storage.head(key)
-        if existing is None or existing.size != len(data):
+        if existing is None:
+            written.add(key)
+            await self.storage.create(key, data, mime)
+        elif existing.size != len(data):
             written.add(key)
             await self.storage.put(key, data, mime)
         return StoredImage(

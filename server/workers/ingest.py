@@ -1,7 +1,10 @@
 """The ingest worker pool: N claim loops over ``ingest_jobs``, stopped cleanly on shutdown.
 
-Each loop claims one job, runs the handler for its kind, and records the result: done
-with outcome and note, or a failed attempt (the queue retries it after the backoff).
+Each loop claims one job, runs the handler for its kind while renewing the job's lease
+(``Claim``), and records the result: done with outcome and note, committed in the same
+transaction as the job's effects, or a failed attempt (the queue retries it after the
+backoff). A handler commits its effects through ``claim.commit``; the worker commits the
+result of a handler that wrote nothing.
 On shutdown the loops stop claiming; a job in flight gets ``grace_s`` to finish, after
 which it is cancelled, its partial objects are deleted and the job is released
 untouched, so it is never half-written.
@@ -20,11 +23,12 @@ from rk.core.plugins import notify
 from rk.core.queues import Job
 from rk.server.errors import one_line
 from rk.server.queues.engine import JobQueue
-from rk.server.services.job_result import JobDone
+from rk.server.services.job_result import JobDone, JobNotDone
+from rk.server.workers.claim import Claim, ClaimLost
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Job], Awaitable[JobDone]]
+Handler = Callable[[Job, Claim], Awaitable[JobDone]]
 
 
 class IngestWorkers:
@@ -88,19 +92,23 @@ class IngestWorkers:
         """Run one claimed job and record its result; on cancel, release it and re-raise."""
         handler = self.handlers.get(job.kind)
         try:
-            if handler is None:
-                raise LookupError(f"no handler for job kind {job.kind!r}")
-            done = await handler(job)
+            async with Claim(self.queue, job) as claim:
+                if handler is None:
+                    raise LookupError(f"no handler for job kind {job.kind!r}")
+                done = await handler(job, claim)
+                if claim.done is None:
+                    await claim.commit(lambda: _ready(done))
         except asyncio.CancelledError:
             await asyncio.shield(self._release(job))
             raise
+        except ClaimLost:
+            log.warning("ingest job %d was reclaimed before it finished; result dropped", job.id)
+            return
         except Exception as exc:
             error = one_line(str(exc) or type(exc).__name__)
-            result = await self.queue.fail(job, error)
+            permanent = isinstance(exc, JobNotDone) and exc.permanent
+            result = await self.queue.fail(job, error, permanent=permanent)
             log.warning("ingest job %d attempt %d: %s (%s)", job.id, job.attempts, error, result)
-            return
-        if not await self.queue.complete(job, done.outcome, done.note):
-            log.warning("ingest job %d was reclaimed before it finished; result dropped", job.id)
             return
         log.info("ingest job %d: %s", job.id, done.note)
         if done.show is not None:
@@ -127,3 +135,8 @@ class IngestWorkers:
             log.info("ingest job %d released on shutdown", job.id)
         except Exception as exc:
             log.warning("ingest job %d not released: %s", job.id, one_line(str(exc)))
+
+
+async def _ready(done: JobDone) -> JobDone:
+    """A result with nothing left to write."""
+    return done

@@ -1,4 +1,4 @@
-"""DSNs become piccolo engines; bound tables round-trip rows (bytes included) on both engines."""
+"""DSNs become databases; bound tables round-trip rows (bytes included) on both engines."""
 
 from __future__ import annotations
 
@@ -8,39 +8,49 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from piccolo.engine.base import Engine
 
 from rk.core.errors import ConfigError
-from rk.server.db.engine import close, connect, engine_for, redact_dsn, sqlite_path
+from rk.server.db.database import Database, open_database
+from rk.server.db.dsn import engine_of
+from rk.server.db.engine import close, connect, redact_dsn, sqlite_path
 from rk.server.db.migrate import migrate
-from rk.server.db.tables import ALL_TABLES, Brand, ImageEmbedding
+from rk.server.db.piccolo_engines import DatabasePostgresEngine, DatabaseSQLiteEngine
+from rk.server.db.tables import ALL_TABLES, Article, Brand, Image, ImageEmbedding
 
 
 @pytest.fixture
-async def bound(any_dsn: str) -> AsyncIterator[Engine]:
+async def bound(any_dsn: str) -> AsyncIterator[Database]:
     """A migrated database on each engine, with rk's tables bound to it."""
     await migrate(any_dsn)
-    engine = await connect(any_dsn)
+    db = await connect(any_dsn)
     try:
-        yield engine
+        yield db
     finally:
-        await close(engine)
+        await close(db)
 
 
-async def test_bind_points_every_table_at_the_engine(bound: Engine) -> None:
-    assert all(table._meta.db is bound for table in ALL_TABLES)
+async def test_bind_points_every_table_at_one_engine_over_the_database(bound: Database) -> None:
+    engine = ALL_TABLES[0]._meta.db
+    assert all(table._meta.db is engine for table in ALL_TABLES)
+    assert engine.db is bound  # type: ignore[attr-defined]
+    kind = DatabaseSQLiteEngine if bound.engine == "sqlite" else DatabasePostgresEngine
+    assert type(engine) is kind
 
 
-async def test_brand_round_trip(bound: Engine) -> None:
+async def test_brand_round_trip(bound: Database) -> None:
     await Brand.insert(Brand(uid="b1", name="Maison Margiela", slugs='{"vogue": "mm"}'))
     rows = await Brand.select(Brand.uid, Brand.name, Brand.slugs).where(Brand.uid == "b1")
     assert rows == [{"uid": "b1", "name": "Maison Margiela", "slugs": '{"vogue": "mm"}'}]
 
 
-async def test_embedding_bytes_round_trip(bound: Engine) -> None:
+async def test_embedding_bytes_round_trip(bound: Database) -> None:
     vector = struct.pack("<4f", 0.5, -1.25, 3.0, 1e-8) + bytes(range(256))
+    (article,) = await Article.insert(Article(source="vogue", show_key="s", kind="runway"))
+    (image,) = await Image.insert(
+        Image(article_id=article["id"], role="look", position=1, kind="runway", key="k")
+    )
     await ImageEmbedding.insert(
-        ImageEmbedding(image_id=7, model="clip", kind="image", dim=4, vector=vector)
+        ImageEmbedding(image_id=image["id"], model="clip", kind="image", dim=4, vector=vector)
     )
     row = await ImageEmbedding.select(ImageEmbedding.vector).first()
     assert row is not None
@@ -48,10 +58,11 @@ async def test_embedding_bytes_round_trip(bound: Engine) -> None:
     assert row["vector"] == vector
 
 
-def test_sqlite_engine_creates_dir_and_uses_wal(tmp_path: Path) -> None:
+async def test_sqlite_database_creates_dir_and_uses_wal(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "rk.sqlite3"
-    engine = engine_for(f"sqlite:///{path}")
-    assert engine.engine_type == "sqlite"
+    db = await open_database(f"sqlite:///{path}")
+    await db.close()
+    assert db.engine == "sqlite"
     assert path.is_file()
     conn = sqlite3.connect(path)
     try:
@@ -65,10 +76,11 @@ def test_sqlite_relative_path_resolves_against_cwd(tmp_path: Path) -> None:
     assert sqlite_path(f"sqlite:///{tmp_path}/a.sqlite3") == tmp_path / "a.sqlite3"
 
 
-def test_postgres_dsn_gives_postgres_engine() -> None:
-    engine = engine_for("postgresql://rk:pw@127.0.0.1:5432/rk")
-    assert engine.engine_type == "postgres"
-    assert engine_for("postgres://rk@db.example/rk").engine_type == "postgres"
+def test_dsn_names_its_engine() -> None:
+    assert engine_of("postgresql://rk:pw@127.0.0.1:5432/rk") == "postgresql"
+    assert engine_of("postgres://rk@db.example/rk") == "postgresql"
+    assert engine_of("postgresql+asyncpg://rk@db.example/rk") == "postgresql"
+    assert engine_of("sqlite:///x.sqlite3") == "sqlite"
 
 
 @pytest.mark.parametrize(
@@ -82,9 +94,9 @@ def test_postgres_dsn_gives_postgres_engine() -> None:
         ("postgresql://u:hunter2@host:5432", "names no database"),
     ],
 )
-def test_bad_dsn_is_one_line_config_error_without_password(dsn: str, expected: str) -> None:
+async def test_bad_dsn_is_one_line_config_error_without_password(dsn: str, expected: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        engine_for(dsn)
+        await open_database(dsn)
     message = str(caught.value)
     assert expected in message
     assert "\n" not in message

@@ -8,16 +8,16 @@ from collections.abc import Callable
 
 import asyncpg
 import pytest
-from piccolo.engine.base import Engine
-from piccolo.querystring import QueryString
 from piccolo.table import Table
 
-from rk.server.db.engine import close, connect, engine_for
+from rk.server.db.database import open_database
+from rk.server.db.engine import close, connect
 from rk.server.db.migrate import discover, migrate
 from rk.server.db.migrations.m0001_initial import INDEXES
 from rk.server.db.tables import (
     ALL_TABLES,
     Article,
+    Image,
     ImageEmbedding,
     ImageEmbeddingFailure,
     ImageNeighbor,
@@ -27,14 +27,18 @@ DUPLICATE = (sqlite3.IntegrityError, asyncpg.UniqueViolationError)
 NAMED_INDEXES = {sql.split(" INDEX ")[1].split()[0] for sql in INDEXES}
 
 
-async def _rows(engine: Engine, sql: str) -> list[dict[str, object]]:
-    return [dict(row) for row in await engine.run_querystring(QueryString(sql))]
+async def _rows(dsn: str, sql: str) -> list[dict[str, object]]:
+    db = await open_database(dsn, pool_size=1, readers=1)
+    try:
+        return [dict(row) for row in await db.rows(sql)]
+    finally:
+        await db.close()
 
 
 async def columns_of(dsn: str) -> dict[str, list[str]]:
     """Every table of the database with its column names in order (history table aside)."""
-    engine = engine_for(dsn)
-    if engine.engine_type == "sqlite":
+    engine = dsn
+    if dsn.startswith("sqlite"):
         names = await _rows(
             engine,
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
@@ -58,8 +62,8 @@ async def columns_of(dsn: str) -> dict[str, list[str]]:
 
 async def index_names(dsn: str) -> set[str]:
     """Names of the explicitly created indexes (not those behind PRIMARY KEY / UNIQUE)."""
-    engine = engine_for(dsn)
-    if engine.engine_type == "sqlite":
+    engine = dsn
+    if dsn.startswith("sqlite"):
         rows = await _rows(engine, "SELECT name FROM sqlite_master WHERE type = 'index'")
         names = {str(row["name"]) for row in rows}
         return {name for name in names if not name.startswith("sqlite_autoindex")}
@@ -94,13 +98,23 @@ async def test_second_run_applies_nothing(any_dsn: str) -> None:
     first = await migrate(any_dsn)
     assert first == [migration.id for migration in discover()]
     assert await migrate(any_dsn) == []
-    engine = engine_for(any_dsn)
-    rows = await _rows(engine, "SELECT id FROM rk_migrations ORDER BY id")
+    rows = await _rows(any_dsn, "SELECT id FROM rk_migrations ORDER BY id")
     assert [row["id"] for row in rows] == first
 
 
 def _article(show_key: str) -> Article:
     return Article(source="vogue", show_key=show_key, kind="runway")
+
+
+async def _three_images() -> None:
+    """An article with images 1, 2 and 3, which the rows below refer to (foreign keys)."""
+    (article,) = await Article.insert(_article("parent"))
+    await Image.insert(
+        *(
+            Image(article_id=article["id"], role="look", position=n, kind="runway", key=f"k{n}")
+            for n in (1, 2, 3)
+        )
+    )
 
 
 UNIQUE_CASES: dict[str, tuple[Callable[[], Table], Callable[[], Table]]] = {
@@ -128,13 +142,15 @@ async def test_unique_constraints_reject_duplicates(any_dsn: str, case: str) -> 
     await migrate(any_dsn)
     engine = await connect(any_dsn)
     try:
+        await _three_images()
         first, duplicate = UNIQUE_CASES[case]
         row = first()
         table = type(row)
+        before = await table.count()
         await table.insert(row)
         with pytest.raises(DUPLICATE):
             await table.insert(duplicate())
-        assert await table.count() == 1
+        assert await table.count() == before + 1
     finally:
         await close(engine)
 
@@ -143,6 +159,7 @@ async def test_unique_constraints_allow_distinct_keys(any_dsn: str) -> None:
     await migrate(any_dsn)
     engine = await connect(any_dsn)
     try:
+        await _three_images()
         await Article.insert(
             _article("a"), _article("b"), Article(source="other", show_key="a", kind="runway")
         )
@@ -151,7 +168,7 @@ async def test_unique_constraints_allow_distinct_keys(any_dsn: str) -> None:
             ImageNeighbor(image_id=1, model="m", neighbor_id=3, rank=1, score=0.8),
             ImageNeighbor(image_id=1, model="n", neighbor_id=2, rank=0, score=0.9),
         )
-        assert await Article.count() == 3
+        assert await Article.count() == 4
         assert await ImageNeighbor.count() == 3
     finally:
         await close(engine)
@@ -163,5 +180,5 @@ async def test_concurrent_migrations_apply_once(any_dsn: str) -> None:
     # each runner applies one migration per lock turn: together, each id exactly once
     assert sorted(mid for applied in results for mid in applied) == history
     assert await columns_of(any_dsn) == declared_columns()
-    rows = await _rows(engine_for(any_dsn), "SELECT COUNT(*) AS n FROM rk_migrations")
+    rows = await _rows(any_dsn, "SELECT COUNT(*) AS n FROM rk_migrations")
     assert rows[0]["n"] == len(history)

@@ -16,7 +16,7 @@ from rk.server.queues.engine import JobQueue
 
 async def main(dsn: str) -> None:
     """Claim, report on stdout, sleep until killed."""
-    queue = JobQueue.from_dsn(dsn, QueueSettings())
+    queue = await JobQueue.open(dsn, QueueSettings())
     job = await queue.claim()
     if job is None:
         print(json.dumps(None), flush=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg
 
-from rk.server.db.engine import sqlite_path
+from rk.server.db.dsn import sqlite_path
 
 Rows = Callable[[str], Awaitable[list[dict[str, Any]]]]
 

@@ -12,7 +12,7 @@ import json
 import signal
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ from rk.server.queues.postgres import PostgresQueue
 from rk.server.queues.sqlite import SqliteQueue
 
 HERE = Path(__file__).parent
-MakeQueue = Callable[..., JobQueue]
+MakeQueue = Callable[..., Awaitable[JobQueue]]
 
 
 @pytest.fixture
@@ -33,10 +33,10 @@ async def make_queue(queue_dsn: str, clock: Clock) -> AsyncIterator[MakeQueue]:
     """Build queues on the test database (each with its own connections); closed afterwards."""
     made: list[JobQueue] = []
 
-    def make(
+    async def make(
         settings: QueueSettings | None = None, clock_fn: Callable[[], int] = clock
     ) -> JobQueue:
-        queue = JobQueue.from_dsn(queue_dsn, settings or QueueSettings(), clock=clock_fn)
+        queue = await JobQueue.open(queue_dsn, settings or QueueSettings(), clock=clock_fn)
         made.append(queue)
         return queue
 
@@ -50,14 +50,14 @@ async def job_row(rows: Rows, job_id: int) -> dict[str, object]:
     return row
 
 
-def test_backends_are_registered_by_scheme(queue_dsn: str) -> None:
-    queue = JobQueue.from_dsn(queue_dsn, QueueSettings())
+async def test_backends_are_registered_by_scheme(make_queue: MakeQueue, queue_dsn: str) -> None:
+    queue = await make_queue()
     expected = SqliteQueue if queue_dsn.startswith("sqlite") else PostgresQueue
     assert type(queue.backend) is expected
 
 
 async def test_claim_takes_oldest_due_job_first(make_queue: MakeQueue, clock: Clock) -> None:
-    queue = make_queue()
+    queue = await make_queue()
     assert await queue.claim() is None
     first = await queue.enqueue("crawl", "a", 1)
     second = await queue.enqueue("media_cleanup", "b", 0)
@@ -76,7 +76,7 @@ async def test_claim_takes_oldest_due_job_first(make_queue: MakeQueue, clock: Cl
 
 
 async def test_claim_order_is_by_due_time_then_id(make_queue: MakeQueue, clock: Clock) -> None:
-    queue = make_queue(QueueSettings(ingest_stuck_s=100))
+    queue = await make_queue(QueueSettings(ingest_stuck_s=100))
     retried = await queue.enqueue("crawl", "retried", 0)
     stuck = await queue.enqueue("crawl", "stuck", 0)
     job = await queue.claim()
@@ -95,7 +95,7 @@ async def test_claim_order_is_by_due_time_then_id(make_queue: MakeQueue, clock: 
 async def test_processing_job_is_not_claimed_before_stuck_timeout(
     make_queue: MakeQueue, clock: Clock, rows: Rows
 ) -> None:
-    queue = make_queue(QueueSettings(ingest_stuck_s=300))
+    queue = await make_queue(QueueSettings(ingest_stuck_s=300))
     job_id = await queue.enqueue("crawl", "x", 0)
     job = await queue.claim()
     assert job is not None
@@ -121,7 +121,7 @@ async def test_processing_job_is_not_claimed_before_stuck_timeout(
 async def test_backoff_then_failed_after_last_attempt(
     make_queue: MakeQueue, clock: Clock, rows: Rows, settings: QueueSettings, delays: list[int]
 ) -> None:
-    queue = make_queue(settings)
+    queue = await make_queue(settings)
     job_id = await queue.enqueue("crawl", "x", 0)
     seen: list[int] = []
     for attempt in range(1, settings.ingest_max_attempts):
@@ -152,7 +152,7 @@ async def test_backoff_then_failed_after_last_attempt(
 
 
 async def test_complete_stores_outcome_note_and_brand(make_queue: MakeQueue, rows: Rows) -> None:
-    queue = make_queue()
+    queue = await make_queue()
     job_id = await queue.enqueue("crawl", '{"show_key": "s"}', 42)
     job = await queue.claim()
     assert job is not None
@@ -170,7 +170,7 @@ async def test_complete_stores_outcome_note_and_brand(make_queue: MakeQueue, row
 
 
 async def test_unknown_kind_and_outcome_are_refused(make_queue: MakeQueue, rows: Rows) -> None:
-    queue = make_queue()
+    queue = await make_queue()
     with pytest.raises(ValueError, match="unknown ingest job kind 'video'"):
         await queue.enqueue("video", "x", 0)  # type: ignore[arg-type]
     assert await rows("SELECT id FROM ingest_jobs") == []
@@ -185,7 +185,7 @@ async def test_unknown_kind_and_outcome_are_refused(make_queue: MakeQueue, rows:
 async def test_release_returns_job_without_counting_the_attempt(
     make_queue: MakeQueue, rows: Rows
 ) -> None:
-    queue = make_queue()
+    queue = await make_queue()
     job_id = await queue.enqueue("media_cleanup", "k", 0)
     job = await queue.claim()
     assert job is not None
@@ -201,7 +201,7 @@ async def test_a_reclaimed_job_refuses_the_lost_claim(
     make_queue: MakeQueue, clock: Clock, rows: Rows
 ) -> None:
     settings = QueueSettings(ingest_stuck_s=10)
-    slow, other = make_queue(settings), make_queue(settings)
+    slow, other = await make_queue(settings), await make_queue(settings)
     job_id = await slow.enqueue("crawl", "x", 0)
     lost = await slow.claim()
     assert lost is not None
@@ -227,7 +227,7 @@ async def test_a_reclaimed_job_refuses_the_lost_claim(
 async def test_stuck_job_without_attempts_left_fails_as_worker_lost(
     make_queue: MakeQueue, clock: Clock, rows: Rows
 ) -> None:
-    queue = make_queue(QueueSettings(ingest_stuck_s=10, ingest_max_attempts=2))
+    queue = await make_queue(QueueSettings(ingest_stuck_s=10, ingest_max_attempts=2))
     job_id = await queue.enqueue("crawl", "x", 0)
     for attempt in (1, 2):
         job = await queue.claim()
@@ -237,17 +237,17 @@ async def test_stuck_job_without_attempts_left_fails_as_worker_lost(
     assert await queue.claim() is None
     row = await job_row(rows, job_id)
     assert (row["status"], row["attempts"]) == ("failed", 2)
-    assert row["last_error"] == "worker lost: no result within 10 s after 2 attempts"
+    assert row["last_error"] == "worker lost: lease of 10 s not renewed after 2 attempts"
     assert not await queue.complete(job, "created")
 
 
 async def test_eight_concurrent_workers_process_each_job_once(
     make_queue: MakeQueue, rows: Rows
 ) -> None:
-    producer = make_queue()
+    producer = await make_queue()
     ids = [await producer.enqueue("crawl", str(n), n % 7) for n in range(2000)]
     # Each worker has its own backend and connection; only the database arbitrates.
-    workers = [make_queue(clock_fn=Clock()) for _ in range(8)]
+    workers = [await make_queue(clock_fn=Clock()) for _ in range(8)]
 
     async def work(queue: JobQueue, name: str) -> list[int]:
         done: list[int] = []
@@ -270,7 +270,7 @@ async def test_killed_worker_process_job_is_reclaimed_and_done_once(
     queue_dsn: str, make_queue: MakeQueue, clock: Clock, rows: Rows
 ) -> None:
     settings = QueueSettings(ingest_stuck_s=5)
-    queue = make_queue(settings)
+    queue = await make_queue(settings)
     job_id = await queue.enqueue("crawl", "payload", 3)
     proc = await asyncio.create_subprocess_exec(
         sys.executable,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -25,7 +25,7 @@ from rk.server.services.crawl_tasks import (
     UnknownBrand,
 )
 
-MakeTasks = Callable[..., CrawlTasks]
+MakeTasks = Callable[..., Awaitable[CrawlTasks]]
 LEASE = 900
 
 
@@ -34,8 +34,8 @@ async def make_tasks(queue_dsn: str, clock: Clock) -> AsyncIterator[MakeTasks]:
     """Build services on the test database (each with its own connections); closed after."""
     made: list[CrawlTasks] = []
 
-    def make(settings: QueueSettings | None = None) -> CrawlTasks:
-        tasks = CrawlTasks.from_dsn(queue_dsn, settings or QueueSettings(), clock=clock)
+    async def make(settings: QueueSettings | None = None) -> CrawlTasks:
+        tasks = await CrawlTasks.open(queue_dsn, settings or QueueSettings(), clock=clock)
         made.append(tasks)
         return tasks
 
@@ -71,7 +71,7 @@ async def task_row(rows: Rows, task_id: int) -> dict[str, Any]:
 async def test_claim_by_priority_then_id_with_brand_and_slug(
     make_tasks: MakeTasks, brands: dict[str, int], clock: Clock, rows: Rows
 ) -> None:
-    tasks = make_tasks()
+    tasks = await make_tasks()
     kestrel, acne, balmain = brands["Kestrel & Vine"], brands["Acne Studios"], brands["Balmain"]
     low = await tasks.add_task(acne, 3, 0, "vogue")
     high = await tasks.add_task(kestrel, 0, 5, "vogue")
@@ -105,7 +105,7 @@ async def test_claim_by_priority_then_id_with_brand_and_slug(
 async def test_only_a_worker_of_the_task_source_claims_it(
     make_tasks: MakeTasks, brands: dict[str, int]
 ) -> None:
-    tasks = make_tasks()
+    tasks = await make_tasks()
     street = await tasks.add_task(brands["Kestrel & Vine"], 0, 9, "theimpression")
     runway = await tasks.add_task(brands["Kestrel & Vine"], 0, 0, "vogue")
     claimed = await tasks.claim("w", "vogue")
@@ -120,7 +120,7 @@ async def test_only_a_worker_of_the_task_source_claims_it(
 async def test_expired_lease_is_reclaimed_and_the_stale_worker_refused(
     make_tasks: MakeTasks, brands: dict[str, int], clock: Clock, rows: Rows
 ) -> None:
-    tasks = make_tasks(QueueSettings(crawl_lease_s=LEASE))
+    tasks = await make_tasks(QueueSettings(crawl_lease_s=LEASE))
     task_id = await tasks.add_task(brands["Balmain"], 3)
     assert await tasks.claim("old", "vogue") is not None
     clock.advance(LEASE)
@@ -143,7 +143,7 @@ async def test_expired_lease_is_reclaimed_and_the_stale_worker_refused(
 async def test_heartbeat_extends_the_lease(
     make_tasks: MakeTasks, brands: dict[str, int], clock: Clock
 ) -> None:
-    tasks = make_tasks(QueueSettings(crawl_lease_s=LEASE))
+    tasks = await make_tasks(QueueSettings(crawl_lease_s=LEASE))
     task_id = await tasks.add_task(brands["Balmain"])
     assert await tasks.claim("w1", "vogue") is not None
     clock.advance(800)
@@ -157,7 +157,7 @@ async def test_heartbeat_extends_the_lease(
 async def test_failed_results_requeue_until_the_last_attempt(
     make_tasks: MakeTasks, brands: dict[str, int], rows: Rows
 ) -> None:
-    tasks = make_tasks(QueueSettings(crawl_max_attempts=3))
+    tasks = await make_tasks(QueueSettings(crawl_max_attempts=3))
     task_id = await tasks.add_task(brands["Balmain"])
     for attempt in (1, 2):
         assert await tasks.claim("w", "vogue") is not None
@@ -180,7 +180,7 @@ async def test_failed_results_requeue_until_the_last_attempt(
 async def test_lost_leases_count_as_attempts_then_fail(
     make_tasks: MakeTasks, brands: dict[str, int], clock: Clock, rows: Rows
 ) -> None:
-    tasks = make_tasks(QueueSettings(crawl_lease_s=60, crawl_max_attempts=3))
+    tasks = await make_tasks(QueueSettings(crawl_lease_s=60, crawl_max_attempts=3))
     task_id = await tasks.add_task(brands["Balmain"])
     for attempt in (1, 2, 3):
         claimed = await tasks.claim(f"w{attempt}", "vogue")
@@ -196,7 +196,7 @@ async def test_lost_leases_count_as_attempts_then_fail(
 async def test_admin_retry_requeues_with_attempts_zero(
     make_tasks: MakeTasks, brands: dict[str, int], rows: Rows
 ) -> None:
-    tasks = make_tasks(QueueSettings(crawl_max_attempts=1))
+    tasks = await make_tasks(QueueSettings(crawl_max_attempts=1))
     task_id = await tasks.add_task(brands["Balmain"])
     assert await tasks.claim("w", "vogue") is not None
     with pytest.raises(TaskConflict, match=f"crawl task {task_id} is running"):
@@ -218,7 +218,7 @@ async def test_admin_retry_requeues_with_attempts_zero(
 async def test_cancel_stops_claims_and_keeps_the_late_result(
     make_tasks: MakeTasks, brands: dict[str, int], clock: Clock, rows: Rows
 ) -> None:
-    tasks = make_tasks(QueueSettings(crawl_lease_s=60))
+    tasks = await make_tasks(QueueSettings(crawl_lease_s=60))
     queued = await tasks.add_task(brands["Balmain"])
     running = await tasks.add_task(brands["Acne Studios"], 0, 9)
     assert (await tasks.claim("w", "vogue")).id == running  # type: ignore[union-attr]
@@ -243,7 +243,7 @@ async def test_cancel_stops_claims_and_keeps_the_late_result(
 async def test_delete_removes_only_the_task(
     make_tasks: MakeTasks, brands: dict[str, int], rows: Rows
 ) -> None:
-    tasks = make_tasks()
+    tasks = await make_tasks()
     task_id = await tasks.add_task(brands["Balmain"])
     kept = await tasks.add_task(brands["Balmain"])
     assert await tasks.claim("w", "vogue") is not None
@@ -259,7 +259,7 @@ async def test_delete_removes_only_the_task(
 async def test_batch_adds_by_prefix_skipping_active_tasks(
     make_tasks: MakeTasks, brands: dict[str, int], rows: Rows
 ) -> None:
-    tasks = make_tasks()
+    tasks = await make_tasks()
     await tasks.add_task(brands["Acne Studios"], 1, 0, "vogue")  # queued: skipped
     done = await tasks.add_task(brands["ACME Atelier"], 1, 0, "vogue")
     assert await tasks.claim("w", "vogue") is not None  # Acne Studios, running: skipped
@@ -285,7 +285,7 @@ async def test_batch_adds_by_prefix_skipping_active_tasks(
 async def test_add_task_checks_its_input(
     make_tasks: MakeTasks, brands: dict[str, int], rows: Rows
 ) -> None:
-    tasks = make_tasks()
+    tasks = await make_tasks()
     with pytest.raises(UnknownBrand, match="brand 999 does not exist"):
         await tasks.add_task(999, 3)
     with pytest.raises(ApiError, match="max_shows"):
@@ -296,7 +296,7 @@ async def test_add_task_checks_its_input(
 async def test_task_of_a_deleted_brand_fails_at_claim(
     make_tasks: MakeTasks, brands: dict[str, int], rows: Rows
 ) -> None:
-    tasks = make_tasks()
+    tasks = await make_tasks()
     orphan = await tasks.add_task(brands["Balmain"], 0, 5)
     good = await tasks.add_task(brands["Acne Studios"])
     await rows(f"DELETE FROM brands WHERE id = {brands['Balmain']}")
@@ -313,7 +313,7 @@ async def test_task_of_a_deleted_brand_fails_at_claim(
 async def test_list_tasks_newest_first_with_brand_names(
     make_tasks: MakeTasks, brands: dict[str, int]
 ) -> None:
-    tasks = make_tasks()
+    tasks = await make_tasks()
     first = await tasks.add_task(brands["Balmain"])
     second = await tasks.add_task(brands["Kestrel & Vine"])
     assert await tasks.claim("w", "vogue") is not None
@@ -330,9 +330,9 @@ async def test_list_tasks_newest_first_with_brand_names(
 async def test_concurrent_claimers_never_share_a_task(
     make_tasks: MakeTasks, brands: dict[str, int]
 ) -> None:
-    producer = make_tasks()
+    producer = await make_tasks()
     ids = [await producer.add_task(brands["Balmain"], 0, n % 3) for n in range(60)]
-    claimers = [make_tasks() for _ in range(4)]
+    claimers = [await make_tasks() for _ in range(4)]
 
     async def drain(tasks: CrawlTasks, worker: str) -> list[int]:
         got: list[int] = []

@@ -2,7 +2,8 @@
 
 Threaded, on 127.0.0.1 port 0. Each path answers what a test registered for it; a route
 may fail its first ``fail_first`` requests with 503 (a transient outage) and may wait
-``delay_s`` before answering (a slow download in flight).
+``delay_s`` before answering (a slow download in flight), or until its ``gate`` is set
+(a download held in flight until the test lets it go).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
     fail_first: int = 0
     delay_s: float = 0.0
+    gate: threading.Event | None = None
 
 
 class ImageServer:
@@ -83,6 +85,8 @@ class ImageServer:
                 answer, count = server._answer(self.path.split("?", 1)[0])
                 if answer.delay_s:
                     time.sleep(answer.delay_s)
+                if answer.gate is not None:
+                    answer.gate.wait(60)
                 status, body = answer.status, answer.body
                 if count <= answer.fail_first:
                     status, body = 503, b"try again"

@@ -62,7 +62,7 @@ class E2E:
     async def queue(self, brand: str, max_shows: int = 0, priority: int = 0) -> tuple[int, int]:
         """Add the brand (if new) and queue a crawl of it, as ``rk crawl add`` does: ids."""
         info, _ = await add_brand(brand)
-        tasks = CrawlTasks.from_dsn(self.dsn, QueueSettings())
+        tasks = await CrawlTasks.open(self.dsn, QueueSettings())
         try:
             return info.id, await tasks.add_task(info.id, max_shows, priority, "vogue")
         finally:

@@ -101,7 +101,7 @@ async def test_cancel_or_delete_mid_crawl_does_not_interrupt_the_spider(e2e_sqli
     spider = e2e.spider("spider", backend, "-w", "2", "-i", "1", "-m", "1")
     await spider.wait_for(f"claimed task={canceled} ")
     await spider.wait_for(f"claimed task={deleted} ")
-    tasks = CrawlTasks.from_dsn(e2e.dsn, QueueSettings())  # what `rk crawl cancel|delete` call
+    tasks = await CrawlTasks.open(e2e.dsn, QueueSettings())  # what `rk crawl cancel|delete` call
     try:
         await tasks.cancel(canceled)
         await tasks.delete(deleted)

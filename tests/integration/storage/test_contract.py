@@ -9,7 +9,7 @@ import pytest
 
 from rk.core.errors import InvalidKey
 from rk.core.keys import content_key, sha1_hex, thumb_key
-from rk.core.storage import ObjectInfo, Storage
+from rk.core.storage import Storage
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 
 BODY = b"\xff\xd8\xff\xe0 not really a jpeg, but bytes are bytes \x00\x01"
@@ -25,7 +25,10 @@ async def test_put_get_head_delete(storage: Storage) -> None:
     assert await storage.head(KEY) is None
     await storage.put(KEY, BODY)
     assert await storage.get(KEY) == BODY
-    assert await storage.head(KEY) == ObjectInfo(key=KEY, size=len(BODY))
+    info = await storage.head(KEY)
+    assert info is not None
+    assert (info.key, info.size) == (KEY, len(BODY))
+    assert abs(info.modified - time.time()) < 3600
     await storage.put(KEY, BODY)
     assert await storage.get(KEY) == BODY
     await storage.delete(KEY)
@@ -92,3 +95,36 @@ async def test_url_for_serves_the_bytes(storage: Storage) -> None:
         response = await client.get(url)
     assert response.status_code == 200
     assert response.content == BODY
+
+
+async def test_create_never_replaces_an_object(storage: Storage) -> None:
+    thumb = thumb_key(sha1_hex(BODY))
+    assert await storage.create(thumb, b"first thumbnail") is True
+    assert await storage.create(thumb, b"<html>other bytes</html>") is False
+    assert await storage.get(thumb) == b"first thumbnail"
+    with pytest.raises(InvalidKey, match="cannot be stored under"):
+        await storage.create(KEY, BODY + b"!")
+
+
+async def test_list_objects_names_every_key_with_size_and_time(storage: Storage) -> None:
+    other = b"another body"
+    keys = {KEY: len(BODY), content_key("street", sha1_hex(other)): len(other)}
+    await storage.put(KEY, BODY)
+    await storage.put(content_key("street", sha1_hex(other)), other)
+    await storage.put(thumb_key(sha1_hex(BODY)), b"thumb")
+    listed = [info async for info in storage.list_objects()]
+    assert {i.key: i.size for i in listed} == keys | {thumb_key(sha1_hex(BODY)): 5}
+    assert all(abs(i.modified - time.time()) < 3600 for i in listed)
+    runway = [info.key async for info in storage.list_objects("runway/")]
+    assert runway == [KEY]
+
+
+async def test_an_upload_url_never_overwrites_an_existing_key(storage: Storage) -> None:
+    thumb = thumb_key(sha1_hex(BODY))
+    await storage.put(thumb, b"the real thumbnail")
+    html = b"<html><script>alert(1)</script></html>"
+    upload = await storage.presign_put(thumb, len(html), sha1_hex(html), 900)
+    async with httpx.AsyncClient() as client:
+        response = await client.put(upload.url, content=html, headers=upload.headers)
+    assert response.status_code in {200, 412}, response.text
+    assert await storage.get(thumb) == b"the real thumbnail"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -10,6 +11,7 @@ import httpx
 import pytest
 from integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
 from msgspec import Struct
+from PIL import Image
 from support.net import free_port
 
 from rk.core.errors import ConfigError
@@ -143,11 +145,51 @@ async def test_get_serves_bytes_with_caching_headers(backend: Backend) -> None:
         cached = await client.get(url, headers={"If-None-Match": response.headers["etag"]})
     assert response.status_code == 200
     assert response.content == BODY
-    assert response.headers["content-type"] == "image/jpeg"
+    assert response.headers["content-type"] == "application/octet-stream"
+    assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
     assert response.headers["etag"] == f'"{SHA1}"'
     assert cached.status_code == 304
     assert cached.content == b""
+
+
+def _image(fmt: str) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (8, 6), (200, 10, 10)).save(out, fmt)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("body", "served_as"),
+    [
+        (_image("JPEG"), "image/jpeg"),
+        (_image("PNG"), "image/png"),
+        (b"<html><script>alert(1)</script></html>", "application/octet-stream"),
+    ],
+)
+async def test_get_serves_the_type_the_bytes_are(
+    backend: Backend, body: bytes, served_as: str
+) -> None:
+    key = thumb_key(SHA1)
+    await backend.storage.put(key, body)
+    async with httpx.AsyncClient() as client:
+        response = await client.get(f"{backend.url}/media/{key}")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == served_as
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+async def test_an_upload_url_for_an_existing_thumbnail_replaces_nothing(
+    backend: Backend,
+) -> None:
+    thumb = _image("JPEG")
+    await backend.storage.put(thumb_key(SHA1), thumb)
+    html = b"<html><script>alert(1)</script></html>"
+    upload = await backend.storage.presign_put(thumb_key(SHA1), len(html), sha1_hex(html), 60)
+    response = await _put(upload.url, html)
+    assert response.status_code == 200
+    assert response.json()["created"] is False
+    assert (backend.root / thumb_key(SHA1)).read_bytes() == thumb
 
 
 @pytest.mark.parametrize(

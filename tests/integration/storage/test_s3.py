@@ -17,8 +17,9 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from integration.storage.helpers import new_bucket, run_moto, s3_url
 
+from rk.core.client import BackendClient
 from rk.core.errors import ConfigError
-from rk.core.keys import content_key, sha1_hex
+from rk.core.keys import content_key, sha1_hex, thumb_key
 from rk.core.storage import StorageContext
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 
@@ -78,15 +79,23 @@ async def test_presigned_put_binds_key_method_expiry_and_checksum(
     assert query["X-Amz-Expires"] == "900"
     assert query["X-Amz-Credential"].startswith("testing/")
     assert query["X-Amz-Credential"].endswith("/us-east-1/s3/aws4_request")
-    assert query["X-Amz-SignedHeaders"] == "content-type;host;x-amz-checksum-sha1"
+    assert query["X-Amz-SignedHeaders"] == "content-type;host;if-none-match;x-amz-checksum-sha1"
     checksum = base64.b64encode(hashlib.sha1(BODY).digest()).decode()
-    assert upload.headers == {"content-type": "image/jpeg", "x-amz-checksum-sha1": checksum}
+    assert upload.headers == {
+        "content-type": "image/jpeg",
+        "if-none-match": "*",
+        "x-amz-checksum-sha1": checksum,
+    }
     assert query["X-Amz-Signature"] == _botocore_signature(
         monkeypatch, upload.url, upload.headers, "us-east-1"
     )
     other = dict(upload.headers, **{"x-amz-checksum-sha1": "AAAAAAAAAAAAAAAAAAAAAAAAAAA="})
     assert query["X-Amz-Signature"] != _botocore_signature(
         monkeypatch, upload.url, other, "us-east-1"
+    )
+    overwriting = {k: v for k, v in upload.headers.items() if k != "if-none-match"}
+    assert query["X-Amz-Signature"] != _botocore_signature(
+        monkeypatch, upload.url, overwriting, "us-east-1"
     )
 
 
@@ -161,3 +170,19 @@ async def test_storage_down_raises_so_the_caller_can_retry() -> None:
         await storage.head(KEY)
     with pytest.raises(OSError, match="could not get"):
         await storage.get(KEY)
+
+
+async def test_a_spider_put_to_an_existing_key_writes_nothing_and_is_no_error(
+    moto_endpoint: str,
+) -> None:
+    storage = _open(s3_url(moto_endpoint, new_bucket(moto_endpoint)))
+    thumb = thumb_key(SHA1)
+    await storage.put(thumb, b"the real thumbnail")
+    html = b"<html>replaced</html>"
+    upload = await storage.presign_put(thumb, len(html), sha1_hex(html), 900)
+    client = BackendClient("http://127.0.0.1:9/admin/internal/ingest", "secret")
+    try:
+        await client.put_object(upload, html)
+    finally:
+        await client.aclose()
+    assert await storage.get(thumb) == b"the real thumbnail"

@@ -9,24 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from rk.server.queues.sqlite_conn import SqliteConnection
+from rk.server.db.sqlite_database import SqliteDatabase
 
 
 @pytest.fixture
-async def conn(tmp_path: Path) -> SqliteConnection:
-    """A connection to a fresh file with one table ``t(k UNIQUE, v)``."""
-    db = SqliteConnection(f"sqlite:///{tmp_path / 'g.db'}")
+async def conn(tmp_path: Path) -> SqliteDatabase:
+    """A database in a fresh file with one table ``t(k UNIQUE, v)``."""
+    db = await SqliteDatabase.open(f"sqlite:///{tmp_path / 'g.db'}", 1)
     await db.write(lambda c: c.execute("CREATE TABLE t (k INTEGER UNIQUE, v TEXT)"))
     return db
 
 
-def rows_of(path: str) -> list[tuple[int, str]]:
+def rows_of(path: Path) -> list[tuple[int, str]]:
     """The table as another connection sees it (committed rows only)."""
     with sqlite3.connect(path) as other:
         return other.execute("SELECT k, v FROM t ORDER BY k").fetchall()
 
 
-async def test_each_concurrent_write_gets_its_own_result(conn: SqliteConnection) -> None:
+async def test_each_concurrent_write_gets_its_own_result(conn: SqliteDatabase) -> None:
     def insert(k: int):
         return lambda c: c.execute("INSERT INTO t VALUES (?, ?) RETURNING k", (k, "x")).fetchone()[
             0
@@ -38,7 +38,7 @@ async def test_each_concurrent_write_gets_its_own_result(conn: SqliteConnection)
     await conn.close()
 
 
-async def test_a_failing_write_rolls_back_only_itself(conn: SqliteConnection) -> None:
+async def test_a_failing_write_rolls_back_only_itself(conn: SqliteDatabase) -> None:
     def two_rows(k: int):
         def run(c: sqlite3.Connection) -> int:
             c.execute("INSERT INTO t VALUES (?, 'first')", (k,))
@@ -62,7 +62,7 @@ async def test_a_failing_write_rolls_back_only_itself(conn: SqliteConnection) ->
     await conn.close()
 
 
-async def test_close_waits_for_pending_writes(conn: SqliteConnection) -> None:
+async def test_close_waits_for_pending_writes(conn: SqliteDatabase) -> None:
     pending = [
         asyncio.ensure_future(
             conn.write(lambda c, k=k: c.execute("INSERT INTO t VALUES (?, 'v')", (k,)))

@@ -1,0 +1,57 @@
+"""``rk storage gc``: delete orphaned objects and report missing ones."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
+from rk.cli.db_session import run_with_db
+
+storage_app = typer.Typer(help="Look after the object store.", no_args_is_help=True)
+
+
+@storage_app.command("gc")
+def gc_command(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Report what would be deleted; delete nothing.")
+    ] = False,
+    grace_s: Annotated[
+        int | None,
+        typer.Option(
+            "--grace-s",
+            min=0,
+            help="Keep unreferenced objects younger than this (media.gc_grace_s).",
+        ),
+    ] = None,
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Delete objects nothing references (older than the grace period); count missing ones.
+
+    Referenced: images of live articles, keys a running ingest job has claimed, and keys
+    named by shows still waiting to be ingested. Prints one line per fact; exit code 0.
+    """
+    from rk.core.storage import StorageContext, open_storage
+    from rk.server.app import backend_url
+    from rk.server.services.storage_gc import sweep
+
+    settings = settings_from(config, data_dir)
+    grace = settings.media.gc_grace_s if grace_s is None else grace_s
+    storage = open_storage(settings.storage_url, StorageContext(backend_url=backend_url(settings)))
+
+    async def work() -> list[str]:
+        try:
+            report = await sweep(storage, grace_s=grace, dry_run=dry_run)
+        except OSError as exc:
+            fail(f"storage unavailable: {' '.join(str(exc).split())}")
+        return report.lines()
+
+    for line in run_with_db(settings, work):
+        typer.echo(line)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rk storage`` to the root app."""
+    app.add_typer(storage_app, name="storage")

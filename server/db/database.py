@@ -1,0 +1,96 @@
+"""One database access path per process: a ``Database`` shared by tables, queues and search.
+
+On PostgreSQL it is one asyncpg pool (``pg_database.py``); on SQLite one writer connection
+whose single-statement writes are group-committed, plus read-only connections in WAL mode
+(``sqlite_database.py``). piccolo's tables run over the same connections through the
+engines of ``piccolo_engines.py``.
+
+SQL is written for the engine (``$1`` on PostgreSQL, ``?`` or one ``{name: value}`` mapping
+of ``:name`` parameters on SQLite). Inside ``async with db.transaction()`` every call the
+same task makes on ``db`` — its own, piccolo's, a queue's — runs in that transaction, so a
+job's effects and its completion commit (or roll back) together. A nested ``transaction()``
+is a savepoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar, Protocol
+
+from rk.server.db.dsn import engine_of
+
+DEFAULT_SQLITE_READERS = 4
+"""Read-only SQLite connections when the setting is 0."""
+POOL_HEADROOM = 8
+"""Connections beyond one per ingest worker: HTTP requests, embedding and neighbour work."""
+
+Row = Any
+"""A result row (``asyncpg.Record`` or ``sqlite3.Row``): indexable by column name or position."""
+
+
+def default_pool_size(workers: int) -> int:
+    """The PostgreSQL pool size when ``server.db_pool_size`` is 0: ``server.workers + 8``."""
+    return max(0, workers) + POOL_HEADROOM
+
+
+class Connection(Protocol):
+    """What a transaction hands out: statements on its one connection."""
+
+    async def rows(self, sql: str, *args: Any) -> list[Row]:
+        """Every row the statement returns."""
+        ...
+
+    async def row(self, sql: str, *args: Any) -> Row | None:
+        """The first row, or None."""
+        ...
+
+    async def value(self, sql: str, *args: Any) -> Any:
+        """The first column of the first row, or None."""
+        ...
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        """Run a statement; how many rows it changed."""
+        ...
+
+    async def execute_many(self, sql: str, args: Iterable[Any]) -> None:
+        """Run a statement once per parameter set."""
+        ...
+
+
+class Database(Connection, Protocol):
+    """The process's database; outside a transaction each call is its own (auto-committed)."""
+
+    engine: ClassVar[str]
+    dsn: str
+
+    def transaction(self) -> AbstractAsyncContextManager[Connection]:
+        """A transaction for this task (a savepoint inside one); commits unless it raises."""
+        ...
+
+    def in_transaction(self) -> bool:
+        """Whether this task is inside ``transaction()``."""
+        ...
+
+    def describe(self) -> str:
+        """The connections held, for logs (``pool of 9 connections``)."""
+        ...
+
+    async def close(self) -> None:
+        """Close every connection (twice does nothing)."""
+        ...
+
+
+async def open_database(dsn: str, *, pool_size: int = 0, readers: int = 0) -> Database:
+    """The database for ``dsn``, connected: an unreachable server or bad file fails here.
+
+    ``pool_size`` (PostgreSQL) 0 means ``default_pool_size(1)``; ``readers`` (SQLite) 0
+    means ``DEFAULT_SQLITE_READERS``.
+    """
+    if engine_of(dsn) == "sqlite":
+        from rk.server.db.sqlite_database import SqliteDatabase
+
+        return await SqliteDatabase.open(dsn, readers or DEFAULT_SQLITE_READERS)
+    from rk.server.db.pg_database import PgDatabase
+
+    return await PgDatabase.open(dsn, pool_size or default_pool_size(1))

@@ -1,0 +1,134 @@
+"""The PostgreSQL ``Database``: one asyncpg pool per process, transactions bound to a task."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from typing import Any, ClassVar
+
+import asyncpg
+
+from rk.server.db.database import Row
+from rk.server.db.dsn import asyncpg_dsn
+
+
+def changed(status: str) -> int:
+    """asyncpg's command tag (``UPDATE 3``, ``INSERT 0 1``) → rows changed."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PgConnection:
+    """One pooled connection inside a transaction."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def rows(self, sql: str, *args: Any) -> list[Row]:
+        return list(await self.conn.fetch(sql, *args))
+
+    async def row(self, sql: str, *args: Any) -> Row | None:
+        return await self.conn.fetchrow(sql, *args)
+
+    async def value(self, sql: str, *args: Any) -> Any:
+        return await self.conn.fetchval(sql, *args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        return changed(await self.conn.execute(sql, *args))
+
+    async def execute_many(self, sql: str, args: Iterable[Any]) -> None:
+        await self.conn.executemany(sql, args)
+
+
+class PgDatabase:
+    """``Database`` over one asyncpg pool of at most ``pool_size`` connections."""
+
+    engine: ClassVar[str] = "postgresql"
+
+    def __init__(self, dsn: str, pool: asyncpg.Pool) -> None:
+        self.dsn = dsn
+        self.pool_size = pool.get_max_size()
+        self._pool: asyncpg.Pool | None = pool
+        self._current: ContextVar[tuple[asyncio.Task[Any] | None, PgConnection] | None] = (
+            ContextVar(f"rk_pg_{id(self)}", default=None)
+        )
+
+    @classmethod
+    async def open(cls, dsn: str, pool_size: int) -> PgDatabase:
+        """Start the pool (one connection now, so an unreachable server fails here)."""
+        size = max(1, pool_size)
+        pool = await asyncpg.create_pool(asyncpg_dsn(dsn), min_size=1, max_size=size)
+        return cls(dsn, pool)
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        """The pool; RuntimeError once closed."""
+        if self._pool is None:
+            raise RuntimeError("the database is closed")
+        return self._pool
+
+    def describe(self) -> str:
+        """What this process holds, for the startup log line."""
+        return f"pool of {self.pool_size} connections"
+
+    def _ambient(self) -> PgConnection | None:
+        current = self._current.get()
+        if current is None or current[0] is not asyncio.current_task():
+            return None
+        return current[1]
+
+    def in_transaction(self) -> bool:
+        return self._ambient() is not None
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[PgConnection]:
+        ambient = self._ambient()
+        if ambient is not None:
+            async with ambient.conn.transaction():  # a savepoint
+                yield ambient
+            return
+        async with self.pool.acquire() as conn, conn.transaction():
+            connection = PgConnection(conn)
+            token = self._current.set((asyncio.current_task(), connection))
+            try:
+                yield connection
+            finally:
+                self._current.reset(token)
+
+    async def rows(self, sql: str, *args: Any) -> list[Row]:
+        ambient = self._ambient()
+        if ambient is not None:
+            return await ambient.rows(sql, *args)
+        return list(await self.pool.fetch(sql, *args))
+
+    async def row(self, sql: str, *args: Any) -> Row | None:
+        ambient = self._ambient()
+        if ambient is not None:
+            return await ambient.row(sql, *args)
+        return await self.pool.fetchrow(sql, *args)
+
+    async def value(self, sql: str, *args: Any) -> Any:
+        ambient = self._ambient()
+        if ambient is not None:
+            return await ambient.value(sql, *args)
+        return await self.pool.fetchval(sql, *args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        ambient = self._ambient()
+        if ambient is not None:
+            return await ambient.execute(sql, *args)
+        return changed(await self.pool.execute(sql, *args))
+
+    async def execute_many(self, sql: str, args: Iterable[Any]) -> None:
+        ambient = self._ambient()
+        if ambient is not None:
+            await ambient.execute_many(sql, args)
+            return
+        await self.pool.executemany(sql, args)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await pool.close()

@@ -1,0 +1,146 @@
+"""Sweep storage: delete orphans (objects nothing references), count what is missing.
+
+An object is referenced by an image of a live (not deleted) article, by a live claim of a
+running ingest job, or by the payload of an ingest job still waiting to run (a spider's
+upload before its show is ingested). Anything else older than the grace period is an
+orphan, left by a crash or a killed worker; each is deleted through the same locked
+re-check as every other delete (``media_refs``), so a job that claims it meanwhile keeps
+it. Objects younger than the grace period are left alone: an upload in flight.
+``missing`` are referenced keys storage does not hold. Image rows still 0×0 (stored
+before sizes were taken from the original's header) get their size on the way.
+"""
+
+from __future__ import annotations
+
+import time
+
+import msgspec
+from msgspec import Struct
+
+from rk.core.keys import THUMB_KEY, is_media_key, parse_content_key, thumb_key
+from rk.core.storage import Storage
+from rk.core.wire import ShowIngest
+from rk.server.db.tables import Article, Image, IngestJob, MediaClaim
+from rk.server.services.media_refs import delete_if_unreferenced, drop_dead_claims
+from rk.server.services.thumb_check import image_info
+
+SAMPLE = 5
+SIZE_BATCH = 500
+
+
+class GcReport(Struct, kw_only=True):
+    """What one sweep found and did; ``orphans`` lists up to SAMPLE of them."""
+
+    listed: int = 0
+    referenced: int = 0
+    young: int = 0
+    orphans: int = 0
+    deleted: int = 0
+    missing: int = 0
+    sized: int = 0
+    orphan_sample: list[str] = []
+    missing_sample: list[str] = []
+    dry_run: bool = False
+
+    def lines(self) -> list[str]:
+        """The report for an operator, one fact per line."""
+        verb = "would delete" if self.dry_run else "deleted"
+        out = [
+            f"objects: {self.listed} listed, {self.referenced} referenced, "
+            f"{self.young} within the grace period",
+            f"orphans: {self.orphans} ({verb} {self.orphans if self.dry_run else self.deleted})",
+            f"missing: {self.missing} referenced objects not in storage",
+            f"sizes: {self.sized} image rows given their width and height",
+        ]
+        out += [f"  orphan {key}" for key in self.orphan_sample]
+        out += [f"  missing {key}" for key in self.missing_sample]
+        return out
+
+
+async def _image_keys() -> set[str]:
+    live = Article.select(Article.id).where(Article.deleted_at == 0)
+    rows = await Image.select(Image.key, Image.thumb_key).where(Image.article_id.is_in(live))
+    return {k for row in rows for k in (row["key"], row["thumb_key"]) if k}
+
+
+async def _claimed_keys() -> set[str]:
+    running = IngestJob.select(IngestJob.id).where(IngestJob.status == "processing")
+    rows = await MediaClaim.select(MediaClaim.key).where(MediaClaim.job_id.is_in(running))
+    return {row["key"] for row in rows}
+
+
+async def _waiting_keys() -> set[str]:
+    """Keys named by shows still waiting to be ingested (spider uploads), with thumbnails."""
+    rows = await IngestJob.select(IngestJob.payload).where(
+        (IngestJob.kind == "crawl") & IngestJob.status.is_in(["pending", "processing"])
+    )
+    keys: set[str] = set()
+    for row in rows:
+        try:
+            show = msgspec.json.decode(row["payload"], type=ShowIngest)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            continue
+        for ref in show.images():
+            if ref.key and is_media_key(ref.key) and not THUMB_KEY.match(ref.key):
+                keys |= {ref.key, thumb_key(parse_content_key(ref.key)[1])}
+    return keys
+
+
+async def fill_sizes(storage: Storage, limit: int = SIZE_BATCH) -> int:
+    """Give up to ``limit`` 0×0 image rows the size in their original's header; rows sized."""
+    rows = await (
+        Image.select(Image.key)
+        .where((Image.width == 0) & (Image.height == 0) & (Image.key != ""))
+        .distinct()
+        .limit(limit)
+    )
+    sized = 0
+    for row in rows:
+        try:
+            info = image_info(await storage.get(row["key"]))
+        except FileNotFoundError:
+            continue
+        if info is None:
+            continue
+        done = (
+            await Image.update({Image.width: info[0], Image.height: info[1]})
+            .where((Image.key == row["key"]) & (Image.width == 0) & (Image.height == 0))
+            .returning(Image.id)
+        )
+        sized += len(done)
+    return sized
+
+
+async def sweep(
+    storage: Storage, *, grace_s: int, dry_run: bool = False, now: int | None = None
+) -> GcReport:
+    """One pass over storage; deletes orphans older than ``grace_s`` unless ``dry_run``."""
+    current = int(time.time()) if now is None else now
+    report = GcReport(dry_run=dry_run)
+    if not dry_run:
+        await drop_dead_claims()
+    images = await _image_keys()
+    keep = images | await _claimed_keys() | await _waiting_keys()
+    seen: set[str] = set()
+    async for info in storage.list_objects():
+        if not is_media_key(info.key):
+            continue
+        report.listed += 1
+        seen.add(info.key)
+        if info.key in keep:
+            report.referenced += 1
+            continue
+        if current - info.modified < grace_s:
+            report.young += 1
+            continue
+        report.orphans += 1
+        if len(report.orphan_sample) < SAMPLE:
+            report.orphan_sample.append(info.key)
+        if not dry_run and await delete_if_unreferenced(storage, info.key, live_only=True):
+            report.deleted += 1
+    missing = sorted(images - seen)
+    report.missing = len(missing)
+    report.missing_sample = missing[:SAMPLE]
+    if not dry_run:
+        report.sized = await fill_sizes(storage)
+    return report

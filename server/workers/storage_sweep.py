@@ -1,0 +1,63 @@
+"""The periodic storage sweep: every backend process runs the loop, one sweeps per interval.
+
+The ``job_locks`` lease ``storage-gc`` lasts one interval, so across all processes at
+most one sweep (``services.storage_gc.sweep``) starts per ``media.gc_interval_s``; a
+process that died simply lets its lease run out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from rk.core.storage import Storage
+from rk.server.errors import one_line
+from rk.server.services.job_lock import JobLease, new_holder
+from rk.server.services.storage_gc import sweep
+
+log = logging.getLogger(__name__)
+
+LOCK_NAME = "storage-gc"
+
+
+class StorageSweeper:
+    """Sweeps ``storage`` for orphans every ``interval_s`` seconds (the lease holder only)."""
+
+    def __init__(self, storage: Storage, *, interval_s: int, grace_s: int) -> None:
+        self.storage = storage
+        self.interval_s = interval_s
+        self.grace_s = grace_s
+        self.lease = JobLease(LOCK_NAME, new_holder("storage-gc"), max(2, interval_s))
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start the loop in the running event loop (no-op when the interval is 0)."""
+        if self.interval_s > 0:
+            self._task = asyncio.create_task(self._loop(), name="rk-storage-sweep")
+
+    async def stop(self) -> None:
+        """Stop the loop; a sweep in progress is cancelled (each delete is re-checked)."""
+        self._stopping.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def run_once(self) -> bool:
+        """Sweep now if this process holds the lease; True when it swept."""
+        if not await self.lease.acquire():
+            return False
+        report = await sweep(self.storage, grace_s=self.grace_s)
+        log.info("storage sweep: %s", "; ".join(report.lines()[:3]))
+        return True
+
+    async def _loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.run_once()
+            except Exception as exc:
+                log.warning("storage sweep failed: %s", one_line(str(exc) or repr(exc)))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=self.interval_s)
