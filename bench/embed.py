@@ -19,19 +19,11 @@ backend hands embed workers). The backend loads the same model (it checks dims a
 serves search) and runs the neighbours job as vectors arrive, as it would in production
 — on another machine there; here it shares the CPUs, so the ratio is a floor.
 
-    .venv/bin/python bench/embed.py [--quick | --model DIR] [--export-to DIR]
+    .venv/bin/python -m bench.embed [--quick | --model DIR] [--export-to DIR]
         [--images 128] [--batch 32] [--concurrency 8] [--repeat 2]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
@@ -39,8 +31,10 @@ import hashlib
 import importlib.util
 import os
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 from types import ModuleType
 
 import httpx

@@ -14,26 +14,20 @@ temporary directory (~350 MB, deleted afterwards; needs the export extra). ``--q
 uses the committed tiny CLIP instead. Inputs are photo-like JPEGs at two sizes: a
 thumbnail (what the embed worker downloads) and a full-size runway photo.
 
-    .venv/bin/python bench/embed_model.py [--quick | --model DIR] [--export-to DIR]
+    .venv/bin/python -m bench.embed_model [--quick | --model DIR] [--export-to DIR]
         [--images 96] [--batch 32] [--concurrency 8] [--repeat 2]
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that concurrent.futures imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
-
 import argparse
 import io
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from PIL import Image

@@ -8,21 +8,16 @@ signature checking, strict decoding, brand lookup and the job INSERT cost. A sec
 endpoint reads and decodes the body into a ShowIngest (Litestar's own ``data:``) before
 its 202: the gap from that row to rk is the signature check, the brand and the INSERT.
 
-    .venv/bin/python bench/ingest_api.py [--seconds 5] [--clients 2] [--connections 16]
-                                         [--database DSN]
+    .venv/bin/python -m bench.ingest_api [--seconds 5] [--repeat 3] [--clients 2]
+                                         [--connections 16] [--database DSN]
+
+Rounds interleave the three targets and the best round of each is shown, so a burst of
+other work on the machine does not land on one row only.
 
 Without ``--database`` the backend runs the embedded default (SQLite in a temp dir).
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
-# ``queue`` module that logging and asyncio import: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
@@ -31,8 +26,10 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import msgspec
 
@@ -174,6 +171,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=2)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; best shown")
     parser.add_argument("--database", default="", help="PostgreSQL DSN (default: SQLite)")
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--decoding-server", type=int, help=argparse.SUPPRESS)
@@ -219,17 +217,22 @@ def main() -> None:
         try:
             for port in (rk_port, bare_port, decoding_port):
                 wait_for_port(port)
-            rows = []
-            for name, port in (
+            targets = (
                 ("bare Litestar 202", bare_port),
                 ("Litestar 202 + decode body", decoding_port),
                 ("rk ingest (signed)", rk_port),
-            ):
-                rate, errors, latencies = load(
-                    port, body, args.clients, args.connections, args.seconds
-                )
-                lat = sorted(latencies) or [0.0]
-                rows.append((name, rate, errors, statistics.median(lat), lat[int(len(lat) * 0.99)]))
+            )
+            best: dict[str, tuple[str, float, int, float, float]] = {}
+            for _ in range(args.repeat):  # rounds interleave the targets: load shifts hit all
+                for name, port in targets:
+                    rate, errors, latencies = load(
+                        port, body, args.clients, args.connections, args.seconds
+                    )
+                    lat = sorted(latencies) or [0.0]
+                    row = (name, rate, errors, statistics.median(lat), lat[int(len(lat) * 0.99)])
+                    if name not in best or rate > best[name][1]:
+                        best[name] = row
+            rows = [best[name] for name, _ in targets]
         finally:
             for proc in servers:
                 proc.terminate()
@@ -239,7 +242,8 @@ def main() -> None:
     print(
         f"ingest API, 40-look ShowIngest with brand ({len(body)} bytes), 1 uvicorn worker, "
         f"{args.clients} client processes × {args.connections} connections, "
-        f"{args.seconds:g} s each, backend on {engine}"
+        f"best of {args.repeat} interleaved rounds of {args.seconds:g} s, backend on {engine}, "
+        f"load average {os.getloadavg()[0]:.1f} after"
     )
     print(f"{'target':<28}{'req/s':>10}{'non-202':>10}{'p50 ms':>10}{'p99 ms':>10}")
     for name, rate, errors, p50, p99 in rows:

@@ -16,19 +16,11 @@ A local image server (its own process, images held in memory) serves ``--shows``
 Everything runs on uvloop when it is installed, as ``rk serve-backend`` (uvicorn) does;
 ``--loop asyncio`` runs on asyncio's own loop instead.
 
-    .venv/bin/python bench/ingest_worker.py [--shows 5] [--size 1280x1920] [--concurrency 6]
+    .venv/bin/python -m bench.ingest_worker [--shows 5] [--size 1280x1920] [--concurrency 6]
                                             [--workers 1] [--loop uvloop|asyncio]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
-# ``queue`` module that logging and asyncio import: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
@@ -36,9 +28,11 @@ import hashlib
 import importlib.util
 import io
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx

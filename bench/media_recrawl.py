@@ -11,25 +11,19 @@ Storage is moto's S3 server on 127.0.0.1 through obstore, the production path; l
 hides network cost, so the bytes sent per image are printed too. The HEAD row is the
 baseline measured in the same run.
 
-    .venv/bin/python bench/media_recrawl.py [--images 20] [--size 1280x1920]
+    .venv/bin/python -m bench.media_recrawl [--images 20] [--size 1280x1920]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
 import io
 import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import httpx
 import numpy as np

@@ -13,18 +13,10 @@ The archive: N images in N/40 articles (one in ten keys shared by two images), o
 job per article (done, with durations), N/2 embeddings of which 1 % await neighbours, 1 %
 of images failed at the cap, 50 crawl tasks. Times are the best of ``--repeat``.
 
-    .venv/bin/python bench/metrics_scrape.py [--sizes 10000,100000] [--dsn postgresql://…]
+    .venv/bin/python -m bench.metrics_scrape [--sizes 10000,100000] [--dsn postgresql://…]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio

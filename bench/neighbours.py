@@ -18,19 +18,14 @@ sees a realistic number of candidates.
 ``--new`` unplaced ones, one ``NeighboursJob.run()`` — block reads from the database,
 the placement, the list rewrites and the marking, as the backend runs it.
 
-    .venv/bin/python bench/neighbours.py [--sizes 100000,1000000] [--new 100] [--dim 512]
+pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
+measured by ``bench.vectors`` on the same kind of data, next to the exact index.
+
+    .venv/bin/python -m bench.neighbours [--sizes 100000,1000000] [--new 100] [--dim 512]
         [--job 100000]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio

@@ -1,32 +1,29 @@
-"""Vogue show-page parsing speed: rk's parse path against ``json.loads`` of the state alone.
+"""Vogue show-page parsing speed: rk's parse path against msgspec's untyped decode of the state.
 
 Rows, on the same 60-look show page with 24 detail shots (the synthetic site's
 ``fall-2031-ready-to-wear/maison-aurele``, ~200 KB), in the same run:
 
-- ``json.loads floor``: ``json.loads`` of the exact ``__PRELOADED_STATE__`` text, already
-  cut out of the page (the floor: any parser must at least read this JSON);
+- ``msgspec untyped (floor)``: ``msgspec.json.decode`` of the exact ``__PRELOADED_STATE__``
+  text, already cut out of the page, into plain dicts and lists: the same decoder as rk's,
+  without types (the floor: any parser must at least read this JSON);
+- ``json.loads``: the standard library on the same text, for reference;
 - ``rk decode_state``: find the marker in the page and decode the state into rk's Structs;
 - ``rk parse_show``: the whole page → ``ShowIngest`` (marker, decode, looks, details, meta).
 
 Each row is timed in rounds of ``--seconds``; the best round counts.
 
-    .venv/bin/python bench/parse.py [--seconds 0.5] [--rounds 3]
+    .venv/bin/python -m bench.parse [--seconds 0.5] [--rounds 3]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
 
 from rk.plugins.vogue.parse import parse_show
 from rk.plugins.vogue.state import ShowState, decode_state, state_text
@@ -64,15 +61,16 @@ def main() -> None:
         f"{len(show.looks)} looks, {len(show.details)} details"
     )
     rows = {
-        "json.loads floor": lambda: json.loads(blob),
+        "msgspec untyped (floor)": lambda: msgspec.json.decode(blob),
+        "json.loads": lambda: json.loads(blob),
         "rk decode_state": lambda: decode_state(html, URL, ShowState),
         "rk parse_show": lambda: parse_show(html, URL),
     }
     timings = {name: per_call_s(call, args.seconds, args.rounds) for name, call in rows.items()}
-    floor = timings["json.loads floor"]
-    print(f"\n{'row':<18} {'pages/s':>9} {'µs/page':>9} {'ratio':>7}")
+    floor = timings["msgspec untyped (floor)"]
+    print(f"\n{'row':<24} {'pages/s':>9} {'µs/page':>9} {'ratio':>7}")
     for name, seconds in timings.items():
-        print(f"{name:<18} {1 / seconds:>9.0f} {seconds * 1e6:>9.0f} {seconds / floor:>6.2f}x")
+        print(f"{name:<24} {1 / seconds:>9.0f} {seconds * 1e6:>9.0f} {seconds / floor:>6.2f}x")
 
 
 if __name__ == "__main__":

@@ -9,19 +9,13 @@ years spread over them, one show of 60 images and one image with 20 stored neigh
 page has a model) and the bare server (one uvicorn worker, no access log) run as separate
 processes; the load comes from wrk (``apt-get install wrk``), a separate process.
 
-    .venv/bin/python bench/public_pages.py [--articles 10000] [--images 10]
+    .venv/bin/python -m bench.public_pages [--articles 10000] [--images 10]
         [--engine sqlite|postgresql|both] [--seconds 5] [--connections 16]
 
 PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio
@@ -31,8 +25,10 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import httpx
 from litestar import Litestar, MediaType, Request, Response, get

@@ -8,7 +8,7 @@ in the same run and on the same vectors:
 - ``floor``: one numpy ``matrix @ query`` over the N vectors held in memory (no top-K,
   no database) — the least any exact search must spend;
 - ``index``: ``SearchIndex.search``: the per-query database check (published-set
-  fingerprint, new embedding ids, holes), the matrix-vector product and the top-K;
+  fingerprint, vectors stamped since the last check), the matrix-vector product and the top-K;
 - ``index check``: that database check alone, when nothing changed;
 - ``re-read``: the path before the index — every published vector read from the
   database in blocks of 8,192 and ranked with ``Placement`` (as ``by_vector`` did);
@@ -19,19 +19,14 @@ which the two paths share. Also printed: the first load, the index's memory (its
 and the process RSS growth while loading), and the next query after one article was
 unpublished or 1,000 new vectors arrived (incremental refreshes).
 
-    .venv/bin/python bench/search.py [--sizes 100000,1000000] [--pg] [--reread-max N]
+pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
+measured by ``bench.vectors`` on the same kind of data, next to the exact index.
+
+    .venv/bin/python -m bench.search [--sizes 100000,1000000] [--pg] [--reread-max N]
         [--quick]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
 
 import argparse
 import asyncio

@@ -1,7 +1,7 @@
 """Direct media upload through a real backend, against a plain GET+PUT loop; spider peak RSS.
 
 Part 1, throughput: images served by a separate local HTTP server process go through
-rk's direct-upload path (``MediaUploader``: download → sha1 → ``POST upload-url`` → PUT,
+rk's direct-upload path (``MediaUploader``: download → sha1 → ``POST upload-urls`` → PUT,
 plus the thumbnail it makes and uploads with the bytes in hand) into the ``file://``
 storage of a real ``rk serve-backend`` process. The baseline, in the same run and at the
 same concurrency, is a plain httpx loop that GETs each image of a second, same-sized set
@@ -13,28 +13,26 @@ Part 2, memory: peak RSS (``VmHWM``) of ``rk spider serve -w 4 -m 5`` crawling e
 designer of the local Vogue-like site (runway-sized photos), against the same process
 idle before any task was queued.
 
-    .venv/bin/python bench/spider_media.py [--images 80] [--size 1280x1920] [--concurrency 6]
+    .venv/bin/python -m bench.spider_media [--images 80] [--size 1280x1920] [--concurrency 6]
                                            [--repeat 3]
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# Run as a script, this folder leads sys.path, and bench/queue.py would shadow the stdlib
-# ``queue`` module that asyncio's thread pool imports: take the folder out.
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
-
 import argparse
 import asyncio
+import io
+import math
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import httpx
+import numpy as np
+from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -135,23 +133,32 @@ async def plain(endpoint: str, base_url: str, images: dict[str, bytes], concurre
 async def protocol(
     endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int
 ) -> float:
-    """The upload protocol without the thumbnail: GET → sha1 → upload-url → PUT, rk's client."""
+    """rk's upload protocol without the thumbnail: GET + sha1 each image, one ``upload-urls``
+    for the lot, PUT each, with rk's client."""
     settings = spider_settings(concurrency)
     gate = asyncio.Semaphore(concurrency)
     async with BackendClient(endpoint, SECRET) as client, polite_client(settings.spider) as http:
 
-        async def one(name: str) -> None:
+        async def get(name: str) -> bytes:
             async with gate:
                 response = await http.get(f"{base_url}/{name}")
                 response.raise_for_status()
-                data = response.content
-                sha1 = sha1_hex(data)
-                key = content_key("runway", sha1)
-                request = UploadUrlRequest(key=key, size=len(data), sha1=sha1)
-                await client.put_object(await client.upload_url(request), data)
+                return response.content
+
+        async def put(upload: UploadUrl, data: bytes) -> None:
+            async with gate:
+                await client.put_object(upload, data)
 
         start = time.perf_counter()
-        await asyncio.gather(*(one(name) for name in images))
+        bodies = await asyncio.gather(*(get(name) for name in images))
+        requests = []
+        for data in bodies:
+            sha1 = sha1_hex(data)
+            requests.append(
+                UploadUrlRequest(key=content_key("runway", sha1), size=len(data), sha1=sha1)
+            )
+        grants = await client.upload_urls(requests)
+        await asyncio.gather(*(put(g, d) for g, d in zip(grants, bodies, strict=True)))
         return time.perf_counter() - start
 
 
@@ -208,15 +215,49 @@ async def one_round(
     for data in sets["a"].values():
         make_thumbnail(data, 256)
     times["thumb"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for data in sets["a"].values():
+        previous_thumbnail(data, 256)
+    times["thumb_before"] = time.perf_counter() - start
     return times
+
+
+def previous_thumbnail(data: bytes, side: int) -> bytes:
+    """The recipe rk used before (draft decode, Lanczos, optimized Huffman): the reference."""
+    with Image.open(io.BytesIO(data)) as img:
+        img.draft("RGB", (img.width * side // min(img.size), img.height * side // min(img.size)))
+        scale = side / min(img.size)
+        size = (round(img.width * scale), round(img.height * scale))
+        small = img.convert("RGB").resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+    out = io.BytesIO()
+    small.save(out, "JPEG", quality=85, optimize=True)
+    return out.getvalue()
+
+
+def psnr_vs_previous(images: list[bytes]) -> tuple[float, float]:
+    """(mean, worst) PSNR in dB of rk's thumbnails against the previous recipe's."""
+    values = []
+    for data in images:
+        made = make_thumbnail(data, 256)
+        assert made is not None
+        with (
+            Image.open(io.BytesIO(made)) as a,
+            Image.open(io.BytesIO(previous_thumbnail(data, 256))) as b,
+        ):
+            assert a.size == b.size, (a.size, b.size)
+            x = np.asarray(a.convert("RGB"), dtype=np.float64)
+            y = np.asarray(b.convert("RGB"), dtype=np.float64)
+        values.append(10 * math.log10(255**2 / max(float(((x - y) ** 2).mean()), 1e-12)))
+    return sum(values) / len(values), min(values)
 
 
 LABELS = {
     "plain": ("plain httpx GET + PUT (baseline)", "b"),
-    "protocol": ("GET, sha1, upload-url, PUT (no thumb)", "c"),
+    "protocol": ("GET, sha1, upload-urls, PUT (no thumb)", "c"),
     "direct": ("rk direct upload (+ thumbnail)", "a"),
-    "recrawl": ("rk re-crawl: upload-url says exists", "a"),
+    "recrawl": ("rk re-crawl: upload-urls says exists", "a"),
     "thumb": ("thumbnail decode+encode alone, 1 thread", "a"),
+    "thumb_before": ("  the previous recipe (Lanczos, optimize)", "a"),
 }
 
 
@@ -261,6 +302,8 @@ async def run(args: argparse.Namespace) -> None:
     print(f"{'path':40} {'images':>6} {'MB':>7} {'s':>7} {'img/s':>7} {'MB/s':>7} {'ratio':>7}")
     for row in rows:
         print(row.line(rows[0]))
+    mean, worst = psnr_vs_previous(list(sets["a"].values()))
+    print(f"thumbnails vs the previous recipe's: PSNR mean {mean:.1f} dB, worst {worst:.1f} dB")
     print()
     print(f"rk spider serve -w 4 -m 5: {crawled} photos of 1280x1920 crawled in {crawl_s:.1f} s")
     print(f"{'process':40} {'VmHWM MB':>9}")

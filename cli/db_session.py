@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -17,8 +18,14 @@ T = TypeVar("T")
 
 
 def run_with_database(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
-    """Apply pending migrations, connect (tables bound), run ``work(db)``; RkError → exit 2."""
-    from rk.server.db.engine import close, connect
+    """Apply pending migrations, connect (tables bound), run ``work(db)``; RkError → exit 2.
+
+    A database that cannot be reached is one line and exit 2 too, as for
+    ``rk serve-backend``, never a traceback.
+    """
+    import asyncpg
+
+    from rk.server.db.engine import close, connect, redact_dsn
     from rk.server.db.migrate import migrate_database
 
     async def main() -> T:
@@ -33,6 +40,9 @@ def run_with_database(settings: Settings, work: Callable[[Database], Awaitable[T
         return asyncio.run(main())
     except RkError as exc:
         fail(str(exc))
+    except (OSError, sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        fail(f"cannot open the database {redact_dsn(settings.database_url)}: {detail}")
 
 
 def run_with_db(settings: Settings, work: Callable[[], Awaitable[T]]) -> T:

@@ -9,6 +9,8 @@ import typer
 
 from rk import __version__
 from rk.cli import (
+    admin_cmd,
+    articles_cmd,
     brands_cmd,
     config_cmd,
     crawl_cmd,
@@ -20,6 +22,7 @@ from rk.cli import (
     spider_cmd,
     spider_embed,
     storage_cmd,
+    vectors_cmd,
     vision_cmd,
 )
 from rk.cli.common import start_logging
@@ -59,12 +62,15 @@ plugins_cmd.register(app)
 config_cmd.register(app)
 db_cmd.register(app)
 brands_cmd.register(app)
+admin_cmd.register(app)
+articles_cmd.register(app)
 crawl_cmd.register(app)
 spider_cmd.register(app)
 spider_embed.register(app)
 embed_cmd.register(app)
 vision_cmd.register(app)
 serve_cmd.register(app)
+vectors_cmd.register(app)
 doctor_cmd.register(app)
 storage_cmd.register(app)
 

@@ -17,6 +17,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -42,12 +43,17 @@ from rk.core.wire import (
     ShowIngest,
     UploadUrl,
     UploadUrlRequest,
+    UploadUrls,
+    UploadUrlsRequest,
 )
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 INGEST_SUFFIX = "/ingest"
+CLOCK_HINT_S = 60
+"""A 401 from a backend whose ``Date`` is further off than this blames the clock, not the
+secret (signatures allow ±300 s by default; a secret mismatch says nothing about clocks)."""
 
 
 class BackendError(RkError):
@@ -109,6 +115,29 @@ def derive_base(ingest_endpoint: str) -> str:
     if not ingest_endpoint.endswith(INGEST_SUFFIX):
         raise ConfigError(f"ingest endpoint {ingest_endpoint!r} does not end in /ingest")
     return ingest_endpoint[: -len("ingest")]
+
+
+def clock_skew_s(response: httpx.Response) -> float | None:
+    """This machine's clock minus the backend's, from the answer's ``Date`` header."""
+    try:
+        stamp = parsedate_to_datetime(response.headers.get("Date", "")).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return time.time() - stamp
+
+
+def auth_error(response: httpx.Response, reason: str) -> BackendAuthError:
+    """The 401 in the operator's terms: a clock that is off, else a secret that differs."""
+    skew = clock_skew_s(response)
+    if skew is not None and abs(skew) > CLOCK_HINT_S:
+        return BackendAuthError(
+            f"backend rejected the signature: this machine's clock is {skew:+.0f} s off the "
+            f"backend's; sync both clocks with NTP (backend said: {reason})"
+        )
+    return BackendAuthError(
+        "backend rejected the signature: ingest.secret differs from the backend's "
+        f"secret (backend said: {reason})"
+    )
 
 
 def _error_line(response: httpx.Response) -> str:
@@ -180,10 +209,7 @@ class BackendClient:
             return response
         reason = _error_line(response)
         if status == 401:
-            raise BackendAuthError(
-                "backend rejected the signature: ingest.secret differs from the backend's "
-                f"secret (backend said: {reason})"
-            )
+            raise auth_error(response, reason)
         if status == 409:
             raise TaskLost(f"{method} {name}: {reason}")
         if 400 <= status < 500:
@@ -217,6 +243,16 @@ class BackendClient:
     async def upload_url(self, request: UploadUrlRequest) -> UploadUrl:
         """A presigned PUT for one content-addressed key."""
         return self._decode(await self._call("POST", "upload-url", request), UploadUrl)
+
+    async def upload_urls(self, requests: list[UploadUrlRequest]) -> list[UploadUrl]:
+        """Presigned PUTs for many keys in one signed round trip, in the requests' order."""
+        body = UploadUrlsRequest(uploads=requests)
+        answer = self._decode(await self._call("POST", "upload-urls", body), UploadUrls)
+        if len(answer.uploads) != len(requests):
+            raise BackendProtocolError(
+                f"upload-urls: asked for {len(requests)} URLs, got {len(answer.uploads)}"
+            )
+        return answer.uploads
 
     async def put_object(self, upload: UploadUrl, data: bytes) -> None:
         """PUT ``data`` to a presigned URL (unsigned: the URL itself is the credential).

@@ -84,6 +84,18 @@ class EmbedSettings(Section):
     pending_lease_s: int = 120
 
 
+class VectorSettings(Section):
+    """Where vectors are searched: ``index`` is ``auto`` (pgvector on PostgreSQL when the
+    extension is there, else exact), or a registered index name. ``build_memory_mb`` is the
+    ``maintenance_work_mem`` of an HNSW build (the graph of 1M × 512-d needs about 3 GB to
+    be built in memory; less still works, slower)."""
+
+    index: str = "auto"
+    ef_search: int = 200
+    reindex_batch: int = 2000
+    build_memory_mb: int = 1024
+
+
 class SpiderSettings(Section):
     """HTTP politeness for every source request."""
 
@@ -118,6 +130,17 @@ class QueueSettings(Section):
     poll_interval_s: float = 1.0
 
 
+class AdminSettings(Section):
+    """The moderation console: sessions, sign-in rate limits, duplicate detection."""
+
+    session_ttl_s: int = 12 * 3600
+    sign_in_max_failures: int = 5
+    sign_in_max_failures_per_address: int = 20
+    sign_in_window_s: int = 900
+    duplicate_score: float = 0.97
+    page_size: int = 50
+
+
 class LogSettings(Section):
     """Log output: ``text`` for people, ``json`` (one object per line) for machines."""
 
@@ -136,10 +159,12 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     media: MediaSettings = msgspec.field(default_factory=MediaSettings)
     vision: VisionSettings = msgspec.field(default_factory=VisionSettings)
     embed: EmbedSettings = msgspec.field(default_factory=EmbedSettings)
+    vectors: VectorSettings = msgspec.field(default_factory=VectorSettings)
     spider: SpiderSettings = msgspec.field(default_factory=SpiderSettings)
     security: SecuritySettings = msgspec.field(default_factory=SecuritySettings)
     queues: QueueSettings = msgspec.field(default_factory=QueueSettings)
     log: LogSettings = msgspec.field(default_factory=LogSettings)
+    admin: AdminSettings = msgspec.field(default_factory=AdminSettings)
     sources: dict[str, dict[str, Any]] = {}
 
     @property

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rk.core.queues import QueueBackend
     from rk.core.sources import Source
     from rk.core.storage import Storage
+    from rk.core.vector_indexes import VectorIndex
     from rk.core.wire import ShowIngest
 
 hookspec = pluggy.HookspecMarker("rk")
@@ -98,6 +99,25 @@ def rk_register_queues() -> list[type[QueueBackend]]:
         @hookimpl
         def rk_register_queues():
             return [AdvisoryLockQueue]  # schemes = ("postgresql",)
+    """
+
+
+# ---------------------------------------------------------------- Vector indexes
+
+
+@hookspec
+def rk_register_vector_indexes() -> list[type[VectorIndex]]:
+    """Register vector indexes by name (``pgvector``, ``exact``, …).
+
+    When: once per backend process (and ``rk vectors``), when ``vectors.index`` is resolved.
+    Returns: a list of VectorIndex classes, each with a unique ``name`` ClassVar and the
+    database ``schemes`` it can serve.
+    Results: all collected; a duplicate ``name`` raises PluginConflict.
+    Example::
+
+        @hookimpl
+        def rk_register_vector_indexes():
+            return [QdrantIndex]  # name = "qdrant", schemes = ("postgresql", "sqlite")
     """
 
 

@@ -1,10 +1,12 @@
 """Direct media upload: the spider stores each image (and its thumbnail) itself.
 
-For each image: download (polite client) → SHA-1 → ``<kind>/<sha1>.jpg`` → ``POST
-upload-url`` → PUT the bytes → report ``ImageRef{url, key, size, sha1}``. With the bytes
-in hand it also makes the thumbnail (``thumb/<sha1 of the original>.jpg``) and uploads it,
-so the backend never needs the original. When the backend answers ``exists`` (storage
-already holds the key) nothing is PUT: a re-crawl uploads nothing new. Any failure of one
+For each image: download (polite client) → SHA-1 → ``<kind>/<sha1>.jpg`` → upload URL →
+PUT the bytes → report ``ImageRef{url, key, size, sha1}``. With the bytes in hand it also
+makes the thumbnail (``thumb/<sha1 of the original>.jpg``) and uploads it, so the backend
+never needs the original. Upload URLs are asked for a show at a time (``POST
+upload-urls``: one request for the originals, one for the new thumbnails). When the
+backend answers ``exists`` (the archive or storage already holds the key) nothing is PUT:
+a re-crawl uploads nothing new. Any failure of one
 image reports it with its URL only, and the show still goes. The spider never holds
 storage credentials, only short-lived upload URLs.
 """
@@ -26,10 +28,17 @@ from rk.core import worker_metrics
 from rk.core.client import BackendClient, BackendError
 from rk.core.config import Settings
 from rk.core.keys import KINDS, Kind, content_key, sha1_hex, thumb_key
-from rk.core.thumbs import make_thumbnail
-from rk.core.wire import ImageRef, ShowIngest, UploadUrlRequest
+from rk.core.thumbs import thumbnail
+from rk.core.wire import ImageRef, ShowIngest, UploadUrl, UploadUrlRequest
 
 log = logging.getLogger(__name__)
+
+# Images per upload-urls request: a typical show (up to 64 looks and details) is one batch.
+UPLOAD_BATCH = 64
+# Bytes a batch holds before it stops downloading (the rest go to the next batch): bounds a
+# spider's memory when a source serves large originals (up to one download per
+# ``media.concurrency`` slot more).
+BATCH_BYTES = 64 * 1024 * 1024
 
 
 class UploadStats(Struct, kw_only=True):
@@ -84,6 +93,12 @@ def _count(result: _Result) -> None:
         worker_metrics.SPIDER_ERRORS.labels("thumbnail").inc()
 
 
+def _skipped(url: str, skip: _Skip) -> _Result:
+    """The image reported by its URL only, with the reason logged."""
+    log.warning("image %s reported by URL only: %s", url, skip)
+    return _Result(ref=ImageRef(url=url), outcome=skip.outcome)
+
+
 def _mime(data: bytes) -> str:
     """The image's MIME type from its header (no full decode); _Skip when it is none."""
     try:
@@ -98,11 +113,46 @@ def _mime(data: bytes) -> str:
     return mime
 
 
-class MediaUploader:
-    """Uploads shows' images through the backend's upload URLs, ``media.concurrency`` at once."""
+class _Fetched(Struct, frozen=True, kw_only=True):
+    """One downloaded image and the upload it asks for."""
 
-    def __init__(self, client: BackendClient, http: httpx.AsyncClient, settings: Settings) -> None:
+    data: bytes
+    ref: ImageRef
+    request: UploadUrlRequest
+
+
+class _Made(Struct, frozen=True, kw_only=True):
+    """A new original, PUT; its thumbnail waits for an upload URL."""
+
+    result: _Result
+    thumb: bytes
+    request: UploadUrlRequest
+
+
+Grant = UploadUrl | BackendError
+
+
+class MediaUploader:
+    """Uploads shows' images through the backend's upload URLs, ``media.concurrency`` at once.
+
+    A show's images go in batches of ``UPLOAD_BATCH`` (fewer once ``batch_bytes`` are
+    downloaded): download them all, ask for every
+    original's upload URL in one signed request (``upload-urls``), make the thumbnails of
+    the new ones and PUT the originals, then ask for the thumbnails' URLs in one more
+    request and PUT them. A re-crawl of a stored show is one request per batch and no
+    decode. When a batch request fails, each image asks on its own (``upload-url``); when
+    a PUT fails, that image alone is reported by URL.
+    """
+
+    def __init__(
+        self,
+        client: BackendClient,
+        http: httpx.AsyncClient,
+        settings: Settings,
+        batch_bytes: int = BATCH_BYTES,
+    ) -> None:
         self.client = client
+        self.batch_bytes = batch_bytes
         self.http = http
         self.media = settings.media
         self._gate = asyncio.Semaphore(max(1, self.media.concurrency))
@@ -117,9 +167,13 @@ class MediaUploader:
             raise ValueError(f"media kind {kind!r} is not one of {', '.join(KINDS)}")
         media_kind: Kind = "runway" if kind == "runway" else "street"
         urls = list(dict.fromkeys(ref.url for ref in images))
-        results = await asyncio.gather(*(self._one(url, media_kind) for url in urls))
-        by_url = dict(zip(urls, results, strict=True))
-        for result in results:
+        by_url: dict[str, _Result] = {}
+        pending = urls
+        while pending:
+            results, deferred = await self._batch(pending[:UPLOAD_BATCH], media_kind)
+            by_url.update(results)
+            pending = deferred + pending[UPLOAD_BATCH:]
+        for result in by_url.values():
             _count(result)
         for ref in images:
             result = by_url[ref.url]
@@ -137,40 +191,111 @@ class MediaUploader:
         ]
         return msgspec.structs.replace(show, looks=looks, details=details), stats
 
-    async def _one(self, url: str, kind: Kind) -> _Result:
-        """Store one image; on any failure its URL alone, with the reason logged."""
+    async def _batch(self, urls: list[str], kind: Kind) -> tuple[dict[str, _Result], list[str]]:
+        """Store these images (two signed requests for the lot, one when all are stored);
+        the URLs left for the next batch once ``batch_bytes`` were downloaded."""
+        held = 0
+
+        async def fetch(url: str) -> _Fetched | _Result | None:
+            nonlocal held
+            async with self._gate:
+                if held >= self.batch_bytes:
+                    return None
+                item = await self._fetch(url, kind)
+                held += len(item.data) if isinstance(item, _Fetched) else 0
+                return item
+
+        fetched = await asyncio.gather(*(fetch(url) for url in urls))
+        deferred = [url for url, item in zip(urls, fetched, strict=True) if item is None]
+        ready = [item for item in fetched if isinstance(item, _Fetched)]
+        results = {item.ref.url: item for item in fetched if isinstance(item, _Result)}
+        grants = await self._grants([item.request for item in ready])
+        stored = await asyncio.gather(
+            *(self._store(item, grant) for item, grant in zip(ready, grants, strict=True))
+        )
+        made = [item for item in stored if isinstance(item, _Made)]
+        results.update((item.ref.url, item) for item in stored if isinstance(item, _Result))
+        thumb_grants = await self._grants([item.request for item in made])
+        thumbs = await asyncio.gather(
+            *(self._put_thumb(item, grant) for item, grant in zip(made, thumb_grants, strict=True))
+        )
+        for item, ok in zip(made, thumbs, strict=True):
+            results[item.result.ref.url] = msgspec.structs.replace(item.result, thumb=ok)
+        return results, deferred
+
+    async def _fetch(self, url: str, kind: Kind) -> _Fetched | _Result:
+        """Download one image and name its upload; a failure reports its URL."""
+        try:
+            data = await self._download(url)
+            sha1 = sha1_hex(data)
+            request = UploadUrlRequest(
+                key=content_key(kind, sha1), size=len(data), sha1=sha1, content_type=_mime(data)
+            )
+        except _Skip as skip:
+            return _skipped(url, skip)
+        ref = ImageRef(url=url, key=request.key, size=request.size, sha1=sha1)
+        return _Fetched(data=data, ref=ref, request=request)
+
+    async def _grants(self, requests: list[UploadUrlRequest]) -> list[Grant]:
+        """Upload URLs for these requests in one round trip; one by one if that fails."""
+        if not requests:
+            return []
+        try:
+            return list(await self.client.upload_urls(requests))
+        except BackendError as exc:
+            log.warning("upload-urls failed (%s); asking for each image's URL alone", exc)
+        return list(await asyncio.gather(*(self._grant(request) for request in requests)))
+
+    async def _grant(self, request: UploadUrlRequest) -> Grant:
+        """One upload URL (``upload-url``), or the error that refused it."""
         async with self._gate:
             try:
-                return await self._store(url, kind)
+                return await self.client.upload_url(request)
+            except BackendError as exc:
+                return exc
+
+    async def _store(self, item: _Fetched, grant: Grant) -> _Made | _Result:
+        """PUT a new original once its thumbnail is made; bytes that do not decode are never
+        stored. ``exists``: nothing to do."""
+        async with self._gate:
+            try:
+                if isinstance(grant, BackendError):
+                    raise _Skip("fell_back", str(grant))
+                if grant.exists:
+                    return _Result(ref=item.ref, outcome="uploaded", existed=True)
+                thumb = await thumbnail(item.data, self.media.thumb_size)
+                if thumb is None:
+                    raise _Skip("failed", "does not decode as an image")
+                try:
+                    await self.client.put_object(grant, item.data)
+                except BackendError as exc:
+                    raise _Skip("fell_back", str(exc)) from None
             except _Skip as skip:
-                log.warning("image %s reported by URL only: %s", url, skip)
-                return _Result(ref=ImageRef(url=url), outcome=skip.outcome)
-
-    async def _store(self, url: str, kind: Kind) -> _Result:
-        """Download, ask for an upload URL, and PUT the original and its thumbnail.
-
-        The upload URL is asked for before decoding, so a re-crawl (the backend answers
-        ``exists``) costs one download and one small request per image, no decode. A new
-        image is decoded (into its thumbnail) before its PUT, so bytes that do not decode
-        are never stored.
-        """
-        data = await self._download(url)
-        sha1 = sha1_hex(data)
+                return _skipped(item.ref.url, skip)
         request = UploadUrlRequest(
-            key=content_key(kind, sha1), size=len(data), sha1=sha1, content_type=_mime(data)
+            key=thumb_key(item.request.sha1),
+            size=len(thumb),
+            sha1=sha1_hex(thumb),
+            thumb_of=item.request.sha1,
         )
-        ref = ImageRef(url=url, key=request.key, size=request.size, sha1=request.sha1)
-        try:
-            upload = await self.client.upload_url(request)
-            if upload.exists:
-                return _Result(ref=ref, outcome="uploaded", existed=True)
-            thumb = await asyncio.to_thread(make_thumbnail, data, self.media.thumb_size)
-            if thumb is None:
-                raise _Skip("failed", "does not decode as an image")
-            await self.client.put_object(upload, data)
-        except BackendError as exc:
-            raise _Skip("fell_back", str(exc)) from None
-        return _Result(ref=ref, outcome="uploaded", thumb=await self._thumbnail(url, thumb, sha1))
+        return _Made(result=_Result(ref=item.ref, outcome="uploaded"), thumb=thumb, request=request)
+
+    async def _put_thumb(self, item: _Made, grant: Grant) -> bool:
+        """Upload the thumbnail; False (logged) when that failed, which never fails the image."""
+        async with self._gate:
+            try:
+                if isinstance(grant, BackendError):
+                    raise grant
+                if not grant.exists:
+                    await self.client.put_object(grant, item.thumb)
+            except BackendError as exc:
+                log.warning(
+                    "image %s: thumbnail upload failed (%s); the backend will make it",
+                    item.result.ref.url,
+                    exc,
+                )
+                return False
+        return True
 
     async def _download(self, url: str) -> bytes:
         """The image's bytes, at most ``media.max_image_bytes``; _Skip otherwise."""
@@ -193,22 +318,3 @@ class MediaUploader:
             raise _Skip("failed", "download was empty")
         worker_metrics.BYTES.inc(len(body))
         return bytes(body)
-
-    async def _thumbnail(self, url: str, thumb: bytes, original_sha1: str) -> bool:
-        """Upload the thumbnail; False (logged) when that failed, which never fails the image."""
-        request = UploadUrlRequest(
-            key=thumb_key(original_sha1),
-            size=len(thumb),
-            sha1=sha1_hex(thumb),
-            thumb_of=original_sha1,
-        )
-        try:
-            upload = await self.client.upload_url(request)
-            if not upload.exists:
-                await self.client.put_object(upload, thumb)
-        except BackendError as exc:
-            log.warning(
-                "image %s: thumbnail upload failed (%s); the backend will make it", url, exc
-            )
-            return False
-        return True

@@ -3,15 +3,27 @@
 A thumbnail is a JPEG whose shortest side is ``shortest_side`` pixels (never upscaled),
 upright (EXIF orientation applied) and RGB (CMYK converted, transparency flattened onto
 white). JPEG originals are decoded in draft mode, at the smallest DCT scale that is still
-at least the target size: that halves the decode cost of a full-size runway photo.
+at least the target size (1280×1920 → 320×480 for 256), so the decoder never builds the
+full-size image; the last small step is bicubic and the JPEG is written without a second
+Huffman pass. ``bench/spider_media.py`` reports the time and the PSNR against the previous
+recipe (Lanczos, optimized Huffman tables): ~27 % less CPU at ~39 dB.
+
+``thumbnail`` runs the work in a pool of one thread per core (Pillow releases the GIL while
+decoding, resizing and encoding), so an event loop never waits on it and a burst of images
+never runs more decodes at once than there are cores.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import math
+import os
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from functools import cache
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -22,8 +34,11 @@ MAX_PIXELS = 40_000_000
 
 A 657 KB PNG can claim 13000×13000 RGBA pixels (676 MB decoded); sizes are read from the
 header and checked before any pixel is decoded."""
-DECODES = threading.BoundedSemaphore(2)
-"""Full decodes at once per process, so peak memory stays near 2 × MAX_PIXELS × 4 bytes."""
+BIG_PIXELS = 4_000_000
+"""Decodes above this size (a large original, not a runway photo) take a ``BIG_DECODES`` slot."""
+BIG_DECODES = threading.BoundedSemaphore(2)
+"""At most two big decodes at once per process: peak memory stays near the thumbnail pool's
+threads × ``BIG_PIXELS`` plus 2 × ``MAX_PIXELS``, four bytes a pixel, whatever arrives."""
 
 
 def pixel_problem(width: int, height: int, max_pixels: int = MAX_PIXELS) -> str | None:
@@ -57,27 +72,47 @@ def _flatten(img: Image.Image) -> Image.Image:
     return img if img.mode == "RGB" else img.convert("RGB")
 
 
+def _shrink(original: Image.Image, shortest_side: int) -> bytes:
+    """Decode, orient, flatten and resize ``original``; the thumbnail's JPEG bytes."""
+    img = _flatten(ImageOps.exif_transpose(original))
+    width, height = img.size
+    if min(width, height) > shortest_side:
+        scale = shortest_side / min(width, height)
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        img = img.resize(size, Image.Resampling.BICUBIC, reducing_gap=3.0)
+    out = io.BytesIO()
+    img.save(out, "JPEG", quality=JPEG_QUALITY)
+    return out.getvalue()
+
+
 def make_thumbnail(data: bytes, shortest_side: int, max_pixels: int = MAX_PIXELS) -> bytes | None:
     """The JPEG thumbnail of ``data``; None when it does not decode or has too many pixels."""
     try:
-        with warnings.catch_warnings(), DECODES:
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as original:
                 _draft(original, shortest_side)
                 if pixel_problem(*original.size, max_pixels):
                     return None
-                img = ImageOps.exif_transpose(original)
-                img = _flatten(img)
-                width, height = img.size
-                if min(width, height) > shortest_side:
-                    scale = shortest_side / min(width, height)
-                    size = (
-                        max(1, round(width * scale)),
-                        max(1, round(height * scale)),
-                    )
-                    img = img.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
-                out = io.BytesIO()
-                img.save(out, "JPEG", quality=JPEG_QUALITY, optimize=True)
+                big = original.size[0] * original.size[1] > BIG_PIXELS
+                with BIG_DECODES if big else nullcontext():
+                    return _shrink(original, shortest_side)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         return None
-    return out.getvalue()
+
+
+def pool_size() -> int:
+    """The cores this process may run on: the thumbnail pool's size."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=pool_size(), thread_name_prefix="rk-thumb")
+
+
+async def thumbnail(data: bytes, shortest_side: int) -> bytes | None:
+    """``make_thumbnail`` in the shared thumbnail pool, off the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _pool(), make_thumbnail, data, shortest_side
+    )

@@ -156,6 +156,23 @@ class UploadUrl(Outbound, kw_only=True):
     exists: bool = False
 
 
+MAX_UPLOADS_PER_REQUEST = 500
+
+
+class UploadUrlsRequest(Inbound, kw_only=True):
+    """Presigned PUTs for many keys in one signed request: a show's originals, or thumbnails."""
+
+    uploads: Annotated[
+        list[UploadUrlRequest], Meta(min_length=1, max_length=MAX_UPLOADS_PER_REQUEST)
+    ]
+
+
+class UploadUrls(Outbound, kw_only=True):
+    """One ``UploadUrl`` per requested upload, in the request's order."""
+
+    uploads: list[UploadUrl]
+
+
 class CrawlClaim(Inbound, kw_only=True):
     """A spider worker asking for one crawl task of its source."""
 

@@ -149,7 +149,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
     remember_secret(state.secrets.ingest)
     remember_secret(state.secrets.media)
     app = Litestar(
-        route_handlers=all_routes(settings),
+        route_handlers=all_routes(settings, state.secrets.media),
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
         middleware=[request_context],

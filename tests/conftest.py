@@ -67,3 +67,12 @@ def register_plugin(plugin_manager: RkPluginManager) -> Iterator[Callable[[Any, 
     finally:
         for plugin in registered:
             plugin_manager.unregister(plugin)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Options of the whole-system fault test (tests/system, marker ``system``)."""
+    group = parser.getgroup("rk system test")
+    group.addoption("--seed", type=int, default=0, help="replay the system test's faults")
+    group.addoption(
+        "--soak", type=float, default=0, metavar="MINUTES", help="repeat faults this long"
+    )

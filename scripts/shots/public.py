@@ -2,13 +2,12 @@
 CLIP of tests/models so images have similar looks, and the backend restarted with that
 model so search by words works.
 
-Publishing is a status update in the database (as the moderation service does it) until
-``rk articles publish`` is on main; vectors go through the signed embeddings API.
+Publishing goes through ``rk articles publish`` (the moderation service, audited); vectors
+go through the signed embeddings API.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 
@@ -27,8 +26,10 @@ EMBEDDINGS = "/admin/internal/embeddings"
 
 
 def _publish_all(world: World) -> None:
-    with sqlite3.connect(world.data_dir / "rk.sqlite3", timeout=30) as db:
-        db.execute("UPDATE articles SET status = 'published', updated_at = ?", (int(time.time()),))
+    with world.db() as db:
+        ids = [str(row[0]) for row in db.execute("SELECT id FROM articles WHERE deleted_at = 0")]
+    if ids:
+        world.rk("articles", "publish", *ids)
 
 
 def _embed_all(world: World) -> None:

@@ -78,7 +78,8 @@ class Image(Table, tablename="images"):
 class ImageEmbedding(Table, tablename="image_embeddings"):
     """One image's vector for one model: float32 little-endian bytes. Unique (image_id, model).
 
-    ``neighbours_at`` is 0 until the neighbours job has placed this vector.
+    ``neighbours_at`` is 0 until the neighbours job has placed this vector. ``change_seq``
+    is set by the database whenever the vector is written, in commit order (migration 0030).
     """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers
@@ -90,6 +91,7 @@ class ImageEmbedding(Table, tablename="image_embeddings"):
     vector = Bytea()
     created_at = BigInt(default=0)
     neighbours_at = BigInt(default=0)
+    change_seq = BigInt(default=0)
 
 
 class ImageEmbeddingFailure(Table, tablename="image_embedding_failures"):
@@ -184,7 +186,10 @@ class JobLock(Table, tablename="job_locks"):
 
 
 class AdminUser(Table, tablename="admin_users"):
-    """A moderator account; ``password_hash`` is a salted scrypt hash."""
+    """A console account; ``password_hash`` is a salted scrypt hash (``services.passwords``).
+
+    role: moderator | admin. ``disabled_at`` > 0: the account can no longer sign in.
+    """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers
 
@@ -192,6 +197,47 @@ class AdminUser(Table, tablename="admin_users"):
     password_hash = Text()
     created_at = BigInt(default=0)
     last_login_at = BigInt(default=0)
+    role = Varchar(length=16, default="moderator")
+    disabled_at = BigInt(default=0)
+    updated_at = BigInt(default=0)
+
+
+class AdminSession(Table, tablename="admin_sessions"):
+    """A signed-in browser: the sha256 of its cookie's token, valid until ``expires_at``."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    token_hash = Varchar(length=64, unique=True)
+    user_id = BigInt(index=True)
+    created_at = BigInt(default=0)
+    expires_at = BigInt(default=0)
+    seen_at = BigInt(default=0)
+
+
+class SignInFailure(Table, tablename="sign_in_failures"):
+    """One refused sign-in, counted per ``key`` (``user:NAME`` or ``addr:IP``). Index (key, at)."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    key = Varchar(length=200)
+    at = BigInt(default=0)
+
+
+class ModerationAudit(Table, tablename="moderation_audit"):
+    """Who changed an article's status, when, from what to what, and how (web or cli).
+
+    Index (article_id, id).
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    article_id = BigInt()
+    user_id = BigInt(default=0)
+    actor = Varchar(length=64, default="")
+    old_status = Varchar(length=16, default="")
+    new_status = Varchar(length=16, default="")
+    via = Varchar(length=16, default="")
+    at = BigInt(default=0)
 
 
 class PublicChange(Table, tablename="public_changes"):
@@ -203,6 +249,21 @@ class PublicChange(Table, tablename="public_changes"):
     name = Varchar(length=32, unique=True)
     version = BigInt(default=0)
     changed_at = BigInt(default=0)
+
+
+class VectorSpace(Table, tablename="vector_spaces"):
+    """The vectors of one (model, kind, dim) in pgvector: table ``rk_vectors_<id>``.
+
+    ``ready_at`` is 0 while existing vectors are still being copied in (search then uses
+    the exact index); see ``rk.server.vectors.pg_spaces``. Unique (model, kind, dim).
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    model = Varchar(length=128)
+    kind = Varchar(length=16)
+    dim = Integer()
+    ready_at = BigInt(default=0)
 
 
 class SignedRequest(Table, tablename="signed_requests"):
@@ -229,6 +290,10 @@ ALL_TABLES: list[type[Table]] = [
     JobLock,
     MediaClaim,
     AdminUser,
+    AdminSession,
+    SignInFailure,
+    ModerationAudit,
     PublicChange,
+    VectorSpace,
     SignedRequest,
 ]

@@ -11,6 +11,7 @@ from litestar import Router
 from litestar.types import ControllerRouterHandler
 
 from rk.core.config import Settings
+from rk.server.admin import admin_router
 from rk.server.auth import hmac_guard
 from rk.server.public import public_routes
 from rk.server.requests import StrictRequest
@@ -21,6 +22,7 @@ from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
 from rk.server.routes.ping import PingController
 from rk.server.routes.search import SearchController
+from rk.server.secrets import resolve_secrets
 from rk.server.web.static_files import static_router
 
 INTERNAL_PREFIX = "/admin/internal"
@@ -31,8 +33,8 @@ def internal_handlers() -> list[ControllerRouterHandler]:
     return [InternalController, CrawlTaskController, EmbeddingsController, PingController]
 
 
-def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
-    """Every route of the backend."""
+def all_routes(settings: Settings, secret: str = "") -> list[ControllerRouterHandler]:
+    """Every route of the backend; ``secret`` signs the console's CSRF tokens."""
     internal = Router(
         INTERNAL_PREFIX,
         route_handlers=internal_handlers(),
@@ -42,6 +44,7 @@ def all_routes(settings: Settings) -> list[ControllerRouterHandler]:
     )
     return [
         internal,
+        admin_router(settings, secret or resolve_secrets(settings).media),
         *media_routes(),
         SearchController,
         *public_routes(),

@@ -6,8 +6,6 @@ is HMAC-checked by the router's guard (``rk.server.auth``) before a handler runs
 
 from __future__ import annotations
 
-import logging
-import time
 from typing import Annotated
 
 from litestar import Controller, get, post
@@ -15,8 +13,6 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody, Parameter
 
 from rk.core.config import Settings
-from rk.core.errors import InvalidKey
-from rk.core.keys import THUMB_KEY, parse_content_key
 from rk.core.storage import Storage
 from rk.core.wire import (
     BrandEnsure,
@@ -25,14 +21,16 @@ from rk.core.wire import (
     ShowIngest,
     UploadUrl,
     UploadUrlRequest,
+    UploadUrls,
+    UploadUrlsRequest,
 )
-from rk.server.errors import ApiError, NotFound, Unavailable
+from rk.server.errors import ApiError, NotFound
 from rk.server.services.brand_admin import BrandInputError
 from rk.server.services.brands import brand_info
 from rk.server.services.intake import ShowIntake
 from rk.server.services.season_crawl import ensure_brand
+from rk.server.services.upload_grants import grant_many, grant_one
 
-log = logging.getLogger(__name__)
 BrandRefParam = Annotated[
     str, Parameter(description="The brand's uid (as in a ShowIngest) or its numeric id")
 ]
@@ -66,24 +64,21 @@ class InternalController(Controller):
         key is ``thumb/<thumb_of>.jpg``. When storage already holds the key (of any size),
         the answer says ``exists`` and the spider PUTs nothing: objects are never replaced.
         """
-        if data.thumb_of is None:
-            _, sha1 = parse_content_key(data.key)
-            if sha1 != data.sha1:
-                raise ApiError(f"sha1 {data.sha1} does not match the key {data.key}")
-        elif not THUMB_KEY.match(data.key):
-            raise InvalidKey(f"key {data.key[:80]!r} is not a thumbnail key thumb/<40 hex>.jpg")
-        limit = settings.media.max_image_bytes
-        if data.size > limit:
-            raise ApiError(f"size {data.size} is over the {limit}-byte image limit")
-        try:
-            existing = await storage.head(data.key)
-            if existing is not None:
-                return UploadUrl(url="", expires_at=int(time.time()), exists=True)
-            ttl = settings.media.upload_url_ttl_s
-            return await storage.presign_put(data.key, data.size, data.sha1, ttl)
-        except OSError as exc:
-            log.warning("storage failed on %s: %s", data.key, exc)
-            raise Unavailable("storage unavailable, retry later") from None
+        return await grant_one(storage, settings, data)
+
+    @post("/upload-urls", status_code=200, summary="Presign PUTs for many keys at once")
+    async def upload_urls(
+        self,
+        data: JSONBody[UploadUrlsRequest],
+        storage: NamedDependency[Storage],
+        settings: NamedDependency[Settings],
+    ) -> UploadUrls:
+        """``upload-url`` for a show's images in one round trip, answers in request order.
+
+        Keys the archive already holds are ``exists`` from one query; the others are
+        asked of storage. Any request that ``upload-url`` would refuse refuses them all.
+        """
+        return UploadUrls(uploads=await grant_many(storage, settings, data.uploads))
 
     @get("/brands/{ref:str}", summary="One brand, by uid or id")
     async def brand(self, ref: BrandRefParam) -> BrandInfo:

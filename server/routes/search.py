@@ -18,12 +18,13 @@ from msgspec import Struct
 
 from rk.core.errors import NoTextTower
 from rk.core.storage import Storage
+from rk.core.vector_indexes import VectorIndex
 from rk.core.wire import MAX_ID
 from rk.server.errors import ApiError
 from rk.server.routes.embeddings import runtime_of
 from rk.server.services.public_search import check_picture
 from rk.server.services.search import ImageHit, by_vector, similar
-from rk.server.services.search_index import SearchIndex, SearchIndexes
+from rk.server.vectors.model_index import ModelIndex
 
 MAX_QUERY_CHARS = 300
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -127,12 +128,12 @@ class SearchController(Controller):
         return SearchResults(model=embedder.model_id, items=items)
 
 
-def index_of(state: State, model: str) -> SearchIndex:
-    """This app's search index of ``model`` (the app keeps one ``SearchIndexes``)."""
-    indexes = state.get("search_indexes")
-    if not isinstance(indexes, SearchIndexes):
-        indexes = state["search_indexes"] = SearchIndexes()
-    return indexes.of(model)
+def index_of(state: State, model: str) -> ModelIndex:
+    """``model``'s view of the app's vector index (opened by the embedding lifespan)."""
+    index = state.get("vector_index")
+    if not isinstance(index, VectorIndex):
+        raise RuntimeError("the vector index is opened by embedding_lifespan")
+    return ModelIndex(index, model)
 
 
 async def _upload(request: Request) -> bytes:

@@ -37,6 +37,8 @@ from rk.core.wire import (
 from rk.server.db.tables import Image, ImageEmbedding
 from rk.server.services.neighbour_lists import forget_replaced
 from rk.server.services.objects import write_transaction
+from rk.server.vectors.clock import hold_vector_clock
+from rk.server.vectors.pg_spaces import copy_saved, prepare_save
 
 MAX_PENDING = 1000
 """The most images one pending request may lease."""
@@ -200,11 +202,15 @@ async def _store(vectors: list[EmbeddingVector], failures: dict[int, str], model
     if not vectors and not failures:
         return
     now = int(time.time())
+    await prepare_save(model, {(item.kind, len(item.vector)) for item in vectors})
+    stored: list[tuple[int, str, int, bytes]] = []
     async with write_transaction(Image):
+        await hold_vector_clock(_engine())
         await forget_replaced(
             model, await _have_vectors(model, [item.image_id for item in vectors])
         )
         for item in vectors:
+            stored.append((item.image_id, item.kind, len(item.vector), vector_bytes(item.vector)))
             await _rows(
                 "INSERT INTO image_embeddings"
                 " (image_id, model, kind, dim, vector, created_at, neighbours_at)"
@@ -216,9 +222,10 @@ async def _store(vectors: list[EmbeddingVector], failures: dict[int, str], model
                 model,
                 item.kind,
                 len(item.vector),
-                vector_bytes(item.vector),
+                stored[-1][3],
                 now,
             )
+        await copy_saved(model, stored)
         saved = [item.image_id for item in vectors]
         for start in range(0, len(saved), 500):
             chunk = saved[start : start + 500]

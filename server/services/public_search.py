@@ -23,7 +23,7 @@ from rk.server.errors import ApiError, NotFound
 from rk.server.services.public_looks import ScoredLook, scored_looks
 from rk.server.services.public_sql import LIVE, rows
 from rk.server.services.search import by_vector
-from rk.server.services.search_index import SearchIndex
+from rk.server.vectors.model_index import ModelIndex
 
 MAX_QUERY_CHARS = 300
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -113,7 +113,7 @@ def check_picture(data: bytes) -> None:
 
 
 async def _looks(
-    storage: Storage, vector: list[float], index: SearchIndex, kind: str | None, skip: int = 0
+    storage: Storage, vector: list[float], index: ModelIndex, kind: str | None, skip: int = 0
 ) -> list[ScoredLook]:
     hits = await by_vector(vector, RESULTS + 1, storage, index, kind)
     scored = [(h.image_id, h.score) for h in hits if h.image_id != skip][:RESULTS]
@@ -123,7 +123,7 @@ async def _looks(
 async def by_words(
     storage: Storage,
     embedder: Embedder | None,
-    index: SearchIndex | None,
+    index: ModelIndex | None,
     query: str,
     kind: str | None = None,
 ) -> list[ScoredLook]:
@@ -140,7 +140,7 @@ async def by_words(
 async def by_picture(
     storage: Storage,
     embedder: Embedder | None,
-    index: SearchIndex | None,
+    index: ModelIndex | None,
     data: bytes,
     kind: str | None = None,
 ) -> list[ScoredLook]:
@@ -155,7 +155,7 @@ async def by_picture(
 
 
 async def like_image(
-    storage: Storage, embedder: Embedder | None, index: SearchIndex | None, image_id: int
+    storage: Storage, embedder: Embedder | None, index: ModelIndex | None, image_id: int
 ) -> list[ScoredLook]:
     """Published looks closest to published image ``image_id`` ("more like this")."""
     if embedder is None or index is None:

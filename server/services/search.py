@@ -2,10 +2,10 @@
 
 Only published images are ever returned: the image asked about must belong to a
 published, live article, and so must every image in an answer. A query vector (from the
-text tower or an uploaded image) is compared with every published vector of the model in
-the process's ``SearchIndex`` (exact top-K, kept fresh from the database before each
-query); the images it names are checked against the database once more when the answer
-is built, so one unpublished a moment ago is left out and the next best takes its place.
+text tower or an uploaded image) goes to the process's vector index (pgvector, or the exact
+in-process matrix kept fresh from the database before each query); the images it names are
+checked against the database once more when the answer is built, so one unpublished a
+moment ago is left out and the next best takes its place.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from rk.core.storage import Storage
 from rk.server.db.tables import Image
 from rk.server.errors import NotFound
 from rk.server.services.neighbours import normalised
-from rk.server.services.search_index import PUBLISHED, SearchIndex
+from rk.server.services.search_index import PUBLISHED
+from rk.server.vectors.model_index import ModelIndex
 
 URL_TTL_S = 3600
 
@@ -98,7 +99,7 @@ async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[I
 
 
 async def by_vector(
-    vector: list[float], k: int, storage: Storage, index: SearchIndex, kind: str | None = None
+    vector: list[float], k: int, storage: Storage, index: ModelIndex, kind: str | None = None
 ) -> list[ImageHit]:
     """The ``k`` published images most similar to ``vector`` (cosine), best first."""
     query = normalised(np.asarray([vector], dtype=np.float32))[0]

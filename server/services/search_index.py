@@ -13,21 +13,21 @@ database what changed (in-process events would miss the other processes):
   needs nothing of whoever publishes, rejects or deletes (no ``updated_at`` discipline, no
   same-second ties). When it differs, the published ids are read: rows of articles that
   left are dropped, and only the vectors of articles that joined are read.
-- vectors: rows of ``image_embeddings`` above the highest id seen are read (a primary key
-  range, empty when nothing changed), with the vector only where it counts. On PostgreSQL
-  ids are taken before commit, so a lower id can commit after a higher one was read: the
-  ids a read skipped are kept as holes and looked at again for ``HOLE_TTL_S`` seconds.
+- vectors: rows of ``image_embeddings`` whose ``change_seq`` is above the highest seen
+  (an index range, empty when nothing changed), with the vector only where it counts.
+  The database stamps ``change_seq`` on every write of a vector in commit order
+  (migration 0030), so what a reader sees is always every stamp up to the highest it sees:
+  nothing committed can hide below it, and no timing constant is needed.
 
-The rows held are exactly: this model's vectors up to the highest id seen, holes excepted,
-of images of the articles in ``published``. A vector re-submitted for an image the index
-already holds (same image and model: a worker whose lease ran out racing its successor)
-is not re-read. Answers are re-checked against the database by ``services.search``.
+The rows held are exactly: this model's vectors stamped up to the highest ``change_seq``
+seen, of images of the articles in ``published``. A vector re-submitted for an image the
+index holds replaces the held one. Answers are re-checked against the database by
+``services.search``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
 import logging
 import time
 from dataclasses import dataclass
@@ -54,24 +54,20 @@ _A, _B = HASH_FACTORS
 FINGERPRINT_SQL = (
     "SELECT COUNT(*) AS n, COALESCE(SUM(a.id), 0) AS s,"
     f" COALESCE(SUM(((a.id % {_P1}) * {_A} % {_P1}) * ((a.id % {_P2}) * {_B} % {_P2}) % {_P3}),"
-    f" 0) AS h, (SELECT COALESCE(MAX(id), 0) FROM image_embeddings) AS top"
+    f" 0) AS h, (SELECT COALESCE(MAX(change_seq), 0) FROM image_embeddings) AS top"
     f" FROM articles a WHERE {PUBLISHED}"
 )
 """The whole check when nothing changed: the published set's fingerprint and the highest
-embedding id, in one statement (an aggregate over published articles, a primary key probe)."""
+vector stamp, in one statement (an aggregate over published articles, an index probe)."""
 ROWS_SQL = (
-    "SELECT e.id, e.image_id, e.kind, e.model, COALESCE(i.article_id, 0) AS article_id,"
+    "SELECT e.id, e.change_seq, e.image_id, e.kind, e.model,"
+    " COALESCE(i.article_id, 0) AS article_id,"
     f" CASE WHEN e.model = {{}} AND {PUBLISHED} THEN e.vector END AS vector"
     " FROM image_embeddings e LEFT JOIN images i ON i.id = e.image_id"
     " LEFT JOIN articles a ON a.id = i.article_id"
 )
 SCAN_ROWS = 4096
 """Rows per read of new vectors (8 MiB of 512-d vectors)."""
-HOLE_TTL_S = 300.0
-"""How long a skipped id may still commit: far longer than any write of vectors."""
-MAX_HOLES = 200
-"""Hole ranges kept (the newest); each check looks at ``HOLES_PER_QUERY`` per query."""
-HOLES_PER_QUERY = 100
 ARTICLES_PER_QUERY = 500
 INLINE_ROWS = 32768
 """Up to this many rows the product runs in the event loop (well under a millisecond);
@@ -102,15 +98,6 @@ def id_hash(article_id: int) -> int:
     return left * right % _P3
 
 
-@dataclass(frozen=True)
-class Hole:
-    """Ids ``lo..hi`` a read skipped, first seen at ``since`` (monotonic seconds)."""
-
-    lo: int
-    hi: int
-    since: float
-
-
 class SearchIndex:
     """The published vectors of one model, for the engine the tables are bound to."""
 
@@ -127,8 +114,8 @@ class SearchIndex:
         self.shards: dict[tuple[str, int], Shard] = {}
         self.published: set[int] = set()
         self.fingerprint = Fingerprint()
-        self.seen_id = 0
-        self.holes: list[Hole] = []
+        self.seen_seq = 0
+        self.top_id = 0
 
     def __len__(self) -> int:
         return sum(len(shard) for shard in self.shards.values())
@@ -189,15 +176,13 @@ class SearchIndex:
         if engine is not self._engine:
             self._engine = engine
             self._reset()
-        cold = self.seen_id == 0
+        cold = self.seen_seq == 0
         started = time.perf_counter()
         try:
             [row] = await self._rows(FINGERPRINT_SQL)
             await self._sync_articles(Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])))
-            if int(row["top"]) > self.seen_id:
+            if int(row["top"]) > self.seen_seq:
                 await self._read_new()
-            if self.holes:
-                await self._recheck_holes()
         except BaseException:
             self._reset()  # a half-applied change could break the invariant: start over
             raise
@@ -223,76 +208,44 @@ class SearchIndex:
         gone, joined = self.published - current, sorted(current - self.published)
         self.published, self.fingerprint = current, Fingerprint.of(current)
         self._drop(gone)
-        if not self.seen_id:
+        if not self.seen_seq:
             return  # nothing read yet: ``_read_new`` reads every row
         for start in range(0, len(joined), ARTICLES_PER_QUERY):
             chunk = joined[start : start + ARTICLES_PER_QUERY]
             marks = ", ".join("{}" for _ in chunk)
             rows = await self._rows(
-                f"{ROWS_SQL} WHERE e.model = {{}} AND e.id <= {{}} AND i.article_id IN ({marks})",
+                f"{ROWS_SQL} WHERE e.model = {{}} AND e.change_seq <= {{}}"
+                f" AND i.article_id IN ({marks})",
                 self.model,
                 self.model,
-                self.seen_id,
+                self.seen_seq,
                 *chunk,
             )
-            self._settle([int(row["id"]) for row in rows])
             self._take(rows)
 
     async def _read_new(self) -> None:
-        """Read the rows above the highest id seen; note the ids skipped as holes."""
+        """Read the rows stamped above the highest stamp seen, in stamp order."""
         while True:
             rows = await self._rows(
-                f"{ROWS_SQL} WHERE e.id > {{}} ORDER BY e.id LIMIT {{}}",
+                f"{ROWS_SQL} WHERE e.change_seq > {{}} ORDER BY e.change_seq LIMIT {{}}",
                 self.model,
-                self.seen_id,
+                self.seen_seq,
                 SCAN_ROWS,
             )
-            now = time.monotonic()
-            previous = self.seen_id
-            for row in rows:
-                if int(row["id"]) > previous + 1:
-                    self.holes.append(Hole(previous + 1, int(row["id"]) - 1, now))
-                previous = int(row["id"])
-            del self.holes[:-MAX_HOLES]
+            if not rows:
+                return
+            rewritten = [
+                int(row["image_id"])
+                for row in rows
+                if row["model"] == self.model and int(row["id"]) <= self.top_id
+            ]
+            if rewritten:  # an id read before may be a vector held already: replace it
+                self._drop_images(rewritten)
             self._take(rows)
-            self.seen_id = previous
+            self.seen_seq = int(rows[-1]["change_seq"])
+            self.top_id = max(self.top_id, max(int(row["id"]) for row in rows))
             if len(rows) < SCAN_ROWS:
                 return
-
-    async def _recheck_holes(self) -> None:
-        """Read rows that committed late into skipped ids; forget holes past their time."""
-        now = time.monotonic()
-        self.holes = [hole for hole in self.holes if now - hole.since < HOLE_TTL_S]
-        holes = list(self.holes)
-        for start in range(0, len(holes), HOLES_PER_QUERY):
-            chunk = holes[start : start + HOLES_PER_QUERY]
-            ranges = " OR ".join("e.id BETWEEN {} AND {}" for _ in chunk)
-            rows = await self._rows(
-                f"{ROWS_SQL} WHERE {ranges}",
-                self.model,
-                *[bound for hole in chunk for bound in (hole.lo, hole.hi)],
-            )
-            if rows:
-                self._settle([int(row["id"]) for row in rows])
-                self._take(rows)
-
-    def _settle(self, ids: list[int]) -> None:
-        """These ids have been read: they are holes no more."""
-        if not self.holes or not ids:
-            return
-        found = sorted(ids)
-        kept: list[Hole] = []
-        for hole in self.holes:
-            lo = bisect.bisect_left(found, hole.lo)
-            hi = bisect.bisect_right(found, hole.hi)
-            edge = hole.lo
-            for read in found[lo:hi]:
-                if read > edge:
-                    kept.append(Hole(edge, read - 1, hole.since))
-                edge = read + 1
-            if edge <= hole.hi:
-                kept.append(Hole(edge, hole.hi, hole.since))
-        self.holes = kept
 
     def _take(self, rows: list[dict[str, Any]]) -> None:
         """Add the vectors of this model's rows of held articles.
@@ -315,6 +268,12 @@ class SearchIndex:
             articles = np.array([int(row["article_id"]) for row in kept], dtype=np.int64)
             self.shards.setdefault((kind, dim), Shard(dim)).append(images, articles, vectors)
         self._drop(stale)
+
+    def _drop_images(self, images: list[int]) -> None:
+        """Stop holding these images' rows (their vectors are about to be read again)."""
+        ids = np.array(sorted(images), dtype=np.int64)
+        for shard in self.shards.values():
+            shard.remove_images(ids, in_place=self._readers == 0)
 
     def _drop(self, articles: set[int]) -> None:
         """Stop holding these articles and their rows."""
@@ -340,6 +299,14 @@ class SearchIndexes:
         if index is None:
             index = self._by_model[model] = SearchIndex(model)
         return index
+
+    def drop(self, model: str) -> None:
+        """Forget ``model``'s index and its arrays."""
+        self._by_model.pop(model, None)
+
+    def all(self) -> list[SearchIndex]:
+        """Every model's index made so far."""
+        return list(self._by_model.values())
 
 
 def _consume(task: asyncio.Task[None]) -> None:

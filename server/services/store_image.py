@@ -22,7 +22,7 @@ from msgspec import Struct
 from rk.core.errors import InvalidKey
 from rk.core.keys import Kind, content_key, parse_content_key, sha1_hex, thumb_key
 from rk.core.storage import Storage
-from rk.core.thumbs import make_thumbnail, pixel_problem
+from rk.core.thumbs import pixel_problem, thumbnail
 from rk.core.wire import ImageRef
 from rk.server.db.tables import Image
 from rk.server.services.fetch import Fetcher, FetchError
@@ -130,7 +130,7 @@ class ImageStorer:
             key, original, written
         ):
             return key
-        thumb = await asyncio.to_thread(make_thumbnail, await load(), self.thumb_size)
+        thumb = await thumbnail(await load(), self.thumb_size)
         if thumb is None:
             raise ImageFailure("image does not decode")
         written.add(key)

@@ -123,12 +123,19 @@ class Shard:
 
         ``in_place`` only when no view of this shard is being read (see the module doc).
         """
-        if len(articles) == 0 or not self.blocks:
+        return self._remove("articles", articles, in_place)
+
+    def remove_images(self, images: Ids, *, in_place: bool = False) -> int:
+        """Drop the rows of these images; how many rows went (``in_place`` as above)."""
+        return self._remove("images", images, in_place)
+
+    def _remove(self, column: str, values: Ids, in_place: bool) -> int:
+        if len(values) == 0 or not self.blocks:
             return 0
         removed = 0
         kept: list[_Block] = []
         for block in self.blocks:
-            gone = np.isin(block.articles[: block.size], articles)
+            gone = np.isin(getattr(block, column)[: block.size], values)
             count = int(gone.sum())
             if count == 0:
                 kept.append(block)

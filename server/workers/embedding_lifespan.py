@@ -1,5 +1,5 @@
-"""The embedding side of the backend's lifespan: load the model, run the neighbours loop
-and (with ``embed.inline``) the inline embedder; stop them in reverse on shutdown.
+"""The embedding side of the backend's lifespan: open the vector index, load the model, run
+the neighbours loop and (with ``embed.inline``) the inline embedder; stop them in reverse.
 
 ``create_app`` lists ``embedding_lifespan`` after the main lifespan, so the database and
 storage are up when it starts.
@@ -16,6 +16,7 @@ from litestar import Litestar
 
 from rk.core.config import Settings
 from rk.server.services.embed_runtime import load_runtime
+from rk.server.vectors.choose import open_vector_index
 from rk.server.workers.inline_embed import InlineEmbedder
 from rk.server.workers.neighbours import NeighboursWorker
 
@@ -30,11 +31,14 @@ def _plugged(stack: AsyncExitStack, pm: pluggy.PluginManager, plugin: object, na
 
 @asynccontextmanager
 async def embedding_lifespan(app: Litestar) -> AsyncIterator[None]:
-    """Model, neighbours worker, inline embedder: up in order, down in reverse."""
+    """Vector index, model, neighbours worker, inline embedder: up in order, down in reverse."""
     state = app.state
     settings: Settings = state.settings
     pm: pluggy.PluginManager = state.pm
     async with AsyncExitStack() as stack:
+        index = await open_vector_index(settings.vectors, pm)
+        stack.push_async_callback(index.close)
+        state.vector_index = index
         runtime = await load_runtime(settings, pm)
         stack.callback(runtime.close)
         state.embed_runtime = runtime
@@ -46,6 +50,7 @@ async def embedding_lifespan(app: Litestar) -> AsyncIterator[None]:
             embedder.model_id,
             k=settings.embed.neighbours_k,
             poll_interval_s=settings.queues.poll_interval_s,
+            index=index,
         )
         _plugged(stack, pm, worker, f"rk-neighbours-{id(worker)}")
         worker.start()

@@ -6,10 +6,10 @@ timed out past 60 s for 100 images). Instead every backend process runs this loo
 while the job scans. A save in this process wakes the loop at once (through the
 ``rk_embeddings_saved`` event); saves elsewhere are found by polling.
 
-One pass takes the unplaced vectors a batch at a time (one kind per batch), streams every
-stored vector of that kind past them (``services.neighbours.Placement``), writes the new
-lists, merges the newcomers into the existing lists they enter, and marks the batch
-placed. The numpy work runs in a thread so the event loop keeps serving requests.
+One pass takes the unplaced vectors a batch at a time (one kind per batch), asks the
+process's vector index where they land (``VectorIndex.place``: the exact index streams
+every stored vector of the kind past them, pgvector asks its HNSW index), writes the new
+lists, merges the newcomers into the existing lists they enter, and marks the batch placed.
 """
 
 from __future__ import annotations
@@ -18,20 +18,19 @@ import asyncio
 import contextlib
 import logging
 
-import numpy as np
-
 from rk.core import hookimpl
+from rk.core.config import VectorSettings
+from rk.core.vector_indexes import VectorIndex
 from rk.server.services.job_lock import JobLease, new_holder
 from rk.server.services.neighbour_lists import (
     Batch,
-    Thresholds,
-    blocks,
     load_lists,
     mark_placed,
     next_batch,
     write_lists,
 )
-from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement, merge_list
+from rk.server.services.neighbours import BLOCK_ROWS, merge_list
+from rk.server.vectors.exact import ExactIndex
 
 log = logging.getLogger(__name__)
 
@@ -54,14 +53,15 @@ class NeighboursJob:
         *,
         k: int,
         lease: JobLease,
+        index: VectorIndex | None = None,
         batch: int = BATCH,
         block_rows: int = BLOCK_ROWS,
     ) -> None:
         self.model = model
         self.k = k
         self.lease = lease
+        self.index = index or ExactIndex(VectorSettings(), block_rows)
         self.batch = batch
-        self.block_rows = block_rows
 
     async def run(self) -> int | None:
         """Place everything unplaced; how many vectors, or None when another process holds it."""
@@ -84,16 +84,11 @@ class NeighboursJob:
         """Place one batch: scan, write the lists, mark it placed; how many were placed."""
         if len(batch.ids) == 0:
             return 0
-        placement = Placement(batch.ids, batch.vectors, self.k)
-        thresholds = await Thresholds.load(self.model, self.k)
-        async for ids, vectors in blocks(self.model, batch.kind, batch.dim, self.block_rows):
-            limits = thresholds.of(ids)
-            limits[np.isin(ids, batch.ids)] = SKIP
-            await asyncio.to_thread(placement.add_block, ids, vectors, limits)
-            if not await self.lease.renew_if_due():
-                raise LeaseLost(LOCK_NAME)
-        lists = placement.lists()
-        reverse = placement.reverse()
+        placed_at = await self.index.place(
+            self.model, batch.kind, batch.ids, batch.vectors, self.k, self._heartbeat
+        )
+        lists = dict(placed_at.lists)
+        reverse = placed_at.reverse
         current = await load_lists(self.model, sorted(reverse))
         for owner, candidates in reverse.items():
             merged = merge_list(current[owner], candidates, self.k)
@@ -108,6 +103,11 @@ class NeighboursJob:
         )
         return placed
 
+    async def _heartbeat(self) -> None:
+        """Between blocks of a long scan: keep the lease, or stop if it was lost."""
+        if not await self.lease.renew_if_due():
+            raise LeaseLost(LOCK_NAME)
+
 
 class NeighboursWorker:
     """The loop every backend process runs; only the lease holder does the work."""
@@ -121,9 +121,10 @@ class NeighboursWorker:
         lease_ttl_s: int = 60,
         batch: int = BATCH,
         holder: str | None = None,
+        index: VectorIndex | None = None,
     ) -> None:
         self.lease = JobLease(LOCK_NAME, holder or new_holder("neighbours"), lease_ttl_s)
-        self.job = NeighboursJob(model, k=k, lease=self.lease, batch=batch)
+        self.job = NeighboursJob(model, k=k, lease=self.lease, index=index, batch=batch)
         self.poll_interval_s = poll_interval_s
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()

@@ -5,7 +5,10 @@
    - an element with data-refresh="SECONDS" and an id is re-fetched from the same URL
      while the page is visible; a [data-refresh-toggle] button pauses and resumes it;
    - ← and → follow a[rel=prev] / a[rel=next] inside [data-arrow-nav] (not while typing);
-   - a photo dropped on [data-drop-search] is put in its file input and the form is sent. */
+   - a photo dropped on [data-drop-search] is put in its file input and the form is sent;
+   - on a review page ([data-review]): ← → move between images, Enter (or a click) opens
+     the large view, a / r submit the forms marked data-key="a" / "r", ? lists the keys;
+   - an input with data-brand-search offers matching brand names as you type. */
 (function () {
   "use strict";
 
@@ -108,6 +111,83 @@
     });
   });
 
+  function reviewKeys(review) {
+    var tiles = Array.prototype.slice.call(review.querySelectorAll("[data-large]"));
+    var loupe = document.querySelector("[data-loupe]");
+    var help = document.querySelector("[data-keys-help]");
+    var current = -1;
+    function show() {
+      if (!loupe || current < 0) return;
+      var tile = tiles[current], img = loupe.querySelector("[data-loupe-img]");
+      var small = tile.querySelector("img");
+      img.src = tile.getAttribute("data-large");
+      img.alt = small ? small.alt : "";
+      loupe.querySelector("[data-loupe-label]").textContent =
+        tile.getAttribute("data-label") + " (" + (current + 1) + " of " + tiles.length + ")";
+      if (!loupe.open) loupe.showModal();
+    }
+    function select(index) {
+      if (!tiles.length) return;
+      current = (index + tiles.length) % tiles.length;
+      tiles.forEach(function (tile, k) { tile.classList.toggle("is-current", k === current); });
+      if (!loupe || !loupe.open) tiles[current].focus();
+      else show();
+    }
+    tiles.forEach(function (tile, k) {
+      tile.addEventListener("click", function (event) {
+        if (event.metaKey || event.ctrlKey || event.shiftKey) return;
+        event.preventDefault();
+        select(k);
+        show();
+      });
+    });
+    document.querySelectorAll("[data-loupe-close], [data-keys-close]").forEach(function (button) {
+      button.addEventListener("click", function () { button.closest("dialog").close(); });
+    });
+    document.addEventListener("keydown", function (event) {
+      if (typing(event.target) || event.metaKey || event.ctrlKey || event.altKey) return;
+      if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+        event.preventDefault();
+        select(current + (event.key === "ArrowRight" ? 1 : -1));
+      } else if (event.key === "Enter" && current >= 0 && !(loupe && loupe.open)) {
+        event.preventDefault();
+        show();
+      } else if (event.key === "a" || event.key === "r") {
+        var form = review.querySelector('form[data-key="' + event.key + '"]');
+        if (!form) return;
+        event.preventDefault();
+        if (form.requestSubmit) form.requestSubmit(); else form.submit();
+      } else if (event.key === "?" && help) {
+        help.showModal();
+      }
+    });
+  }
+
+  function brandSearch(input) {
+    var list = input.list, timer = null;
+    if (!list) return;
+    input.addEventListener("input", function () {
+      window.clearTimeout(timer);
+      var q = input.value.trim();
+      if (!q) return;
+      timer = window.setTimeout(function () {
+        fetch("/admin/brands/search?q=" + encodeURIComponent(q), { credentials: "same-origin" })
+          .then(function (r) { return r.ok ? r.json() : []; })
+          .then(function (items) {
+            list.innerHTML = "";
+            items.forEach(function (item) {
+              var option = document.createElement("option");
+              option.value = item.name;
+              list.appendChild(option);
+            });
+          })
+          .catch(function () { /* typing again retries */ });
+      }, 150);
+    });
+  }
+
+  document.querySelectorAll("[data-review]").forEach(reviewKeys);
+  document.querySelectorAll("input[data-brand-search]").forEach(brandSearch);
   document.querySelectorAll("[data-refresh][id]").forEach(live);
   refreshTimes();
   window.setInterval(refreshTimes, 30000);

@@ -119,10 +119,12 @@ def queries(rng: np.random.Generator, count: int) -> list[np.ndarray]:
 async def other_connection(dsn: str) -> AsyncIterator[Run]:
     """Statements (``?`` placeholders) on a connection of its own, outside piccolo."""
     if dsn.startswith("sqlite"):
-        conn = sqlite3.connect(sqlite_path(dsn), isolation_level=None, timeout=30)
+        conn = sqlite3.connect(
+            sqlite_path(dsn), isolation_level=None, timeout=30, check_same_thread=False
+        )
 
-        async def run_sqlite(sql: str, *args: object) -> None:
-            conn.execute(sql.replace("BEGIN", "BEGIN IMMEDIATE"), args)
+        async def run_sqlite(sql: str, *args: object) -> None:  # waits for locks in a thread
+            await asyncio.to_thread(conn.execute, sql.replace("BEGIN", "BEGIN IMMEDIATE"), args)
 
         try:
             yield run_sqlite
@@ -228,7 +230,15 @@ async def test_an_article_unpublished_or_deleted_by_another_process_drops_out(db
     assert await assert_same(index, query, 20) == set(first_images)
 
 
-async def test_a_lower_id_committed_after_a_higher_one_is_found(db: str) -> None:
+async def test_a_vector_committed_late_is_found_and_writers_commit_in_stamp_order(
+    db: str,
+) -> None:
+    """A transaction holding a lower id commits after another writer: the index finds both.
+
+    Writers of vectors take the vector clock (migration 0030), so the second writer waits
+    for the first to commit (on SQLite for the single write lock): nothing can commit a
+    stamp below one a reader has already seen.
+    """
     rng = np.random.default_rng(4)
     article, _ = await seed(rng, "show", "published", 3)
     late, early = await Image.insert(
@@ -248,15 +258,24 @@ async def test_a_lower_id_committed_after_a_higher_one_is_found(db: str) -> None
     async with other_connection(db) as slow, other_connection(db) as quick:
         await slow("BEGIN")
         await slow(insert, late["id"], MODEL, DIM, vector)  # takes the lower id
-        if not db.startswith("sqlite"):  # SQLite has one writer: nothing can overtake
-            await quick(insert, early["id"], MODEL, DIM, vector)
+        overtaking = asyncio.create_task(quick(insert, early["id"], MODEL, DIM, vector))
         seen = await assert_same(index, query, 20)
         assert late["id"] not in seen
+        assert early["id"] not in seen
+        assert not overtaking.done()  # waits for the vector clock (or SQLite's write lock)
         await slow("COMMIT")
-        if db.startswith("sqlite"):
-            await quick(insert, early["id"], MODEL, DIM, vector)
+        await overtaking
     seen = await assert_same(index, query, 20)
     assert {late["id"], early["id"]} <= seen
+    stamps = await Image._meta.db.run_querystring(
+        QueryString(
+            "SELECT image_id, change_seq FROM image_embeddings WHERE image_id IN ({}, {})",
+            late["id"],
+            early["id"],
+        )
+    )
+    by_image = {int(row["image_id"]): int(row["change_seq"]) for row in stamps}
+    assert by_image[late["id"]] < by_image[early["id"]]
 
 
 async def test_fingerprint_sql_matches_python_near_the_largest_ids(db: str) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import rk
+from support.net import free_port
 
 
 @pytest.fixture
@@ -55,3 +56,13 @@ def test_bad_input_exits_2(db_env: dict[str, str], args: list[str], message: str
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert rk("brands", "list", env=db_env).stdout == ""
+
+
+@pytest.mark.parametrize("command", [["brands", "add", "Acne Studios"], ["crawl", "add", "Acne"]])
+def test_unreachable_database_is_one_line(command: list[str]) -> None:
+    port = free_port()  # nothing listens there: PostgreSQL is down
+    done = rk(*command, env={"RK_DATABASE": f"postgresql://rk:pw@127.0.0.1:{port}/rk"})
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: cannot open the database postgresql://rk:***@127.0.0.1:{port}")
+    assert "pw" not in line

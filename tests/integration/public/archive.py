@@ -1,9 +1,9 @@
 """A small archive for the public site's tests: brands, shows in every state, real pictures.
 
 Rows are written through the tables as the ingest worker writes them, and pictures (real
-JPEGs with thumbnails) through the backend's storage. Publishing goes through
-``publish``/``set_status``: a plain status update, as the moderation service does it,
-until that service is on main.
+JPEGs with thumbnails) through the backend's storage. Shows arrive pending, as from a
+crawl; publishing and rejecting go through the moderation service (``set_status``), as a
+moderator's decision does.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image as PILImage
 
+from rk.core.plugins import new_plugin_manager
 from rk.core.storage import Storage
 from rk.core.thumbs import make_thumbnail
 from rk.core.uids import brand_uid
 from rk.server.db.tables import Article, Brand, Image
+from rk.server.services.moderation import Actor, moderate
 
 WIDTH, HEIGHT = 120, 180
 
@@ -122,7 +124,7 @@ async def add_show(
         url=f"https://example.invalid/{name}",
         designer=designer,
         author=author,
-        status=status,
+        status=status if deleted else "pending",
         deleted_at=now if deleted else 0,
         created_at=now,
         updated_at=now,
@@ -130,6 +132,8 @@ async def add_show(
     await article.save()
     article_id = int(article.id)
     archive.shows[name] = article_id
+    if status != "pending" and not deleted:
+        await set_status(article_id, status)
     ids = []
     slots = [("look", n) for n in range(1, looks + 1)]
     slots += [("detail", n) for n in range(1, details + 1)]
@@ -143,10 +147,10 @@ async def add_show(
 
 
 async def set_status(article_id: int, status: str) -> None:
-    """Publish, reject or send back an article (status and updated_at, as moderation does)."""
-    await Article.update({Article.status: status, Article.updated_at: int(time.time())}).where(
-        Article.id == article_id
-    )
+    """Publish or reject an article through the moderation service (audited)."""
+    action = {"published": "publish", "rejected": "reject"}[status]
+    actor = Actor(name="test-moderator", via="cli")
+    await moderate(new_plugin_manager(load=False), [article_id], action, actor)
 
 
 async def seed(storage: Storage) -> Archive:

@@ -13,6 +13,7 @@ from rk.core.storage import StorageContext, open_storage
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
 from rk.server.db.migrations.m0028_image_sizes import forwards
+from rk.server.db.piccolo_engines import engine_for_database
 from rk.server.db.tables import Article, Image
 from rk.server.services.storage_gc import sweep
 
@@ -54,7 +55,7 @@ async def test_zero_sizes_are_filled_from_siblings_then_headers(
             found = await Image.select(Image.width, Image.height).order_by(Image.position)
             return [(row["width"], row["height"]) for row in found]
 
-        await forwards(engine)
+        await forwards(engine_for_database(engine))
         assert await sizes() == [(600, 900), (600, 900), (0, 0), (0, 0)]
         report = await sweep(storage, grace_s=3600)
         assert report.sized == 1

@@ -16,13 +16,27 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+import httpx
 from integration.spider import archive
 from integration.spider.conftest import E2E
 from integration.spider.procs import eventually
 from integration.spider.proxy import serve_proxy
 from integration.spider.test_faults import done_task
+from prometheus_client.parser import text_string_to_metric_families
 
 from rk.core.keys import sha1_hex
+
+
+def upload_url_calls(backend_url: str) -> tuple[float, float]:
+    """How many ``upload-urls`` and ``upload-url`` requests the backend answered with 200."""
+    text = httpx.get(f"{backend_url}/metrics").text
+    counts = {"/admin/internal/upload-urls": 0.0, "/admin/internal/upload-url": 0.0}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            route = sample.labels.get("route", "")
+            if sample.name.endswith("_count") and route in counts:
+                counts[route] += sample.value if sample.labels.get("status") == "200" else 0
+    return counts["/admin/internal/upload-urls"], counts["/admin/internal/upload-url"]
 
 
 async def test_failed_puts_fall_back_to_urls_and_a_recrawl_uploads_nothing(
@@ -50,6 +64,8 @@ async def test_failed_puts_fall_back_to_urls_and_a_recrawl_uploads_nothing(
         summary = f"{len(urls) - len(dropped)} uploaded, {len(dropped)} fallen back"
         await spider.wait_for(f"task {task_id} done: .*{summary}")
         assert spider.log().count("reported by URL only") == len(dropped)
+        # One request for a show's originals and one for its new thumbnails, none per image.
+        assert upload_url_calls(backend.url) == (2 * len(shows), 0)
 
         puts = len(proxy.puts)
         stored = sorted(p for p in (backend.data_dir / "media").rglob("*") if p.is_file())
@@ -58,6 +74,7 @@ async def test_failed_puts_fall_back_to_urls_and_a_recrawl_uploads_nothing(
         assert row["shows_submitted"] == len(shows)
         await eventually(archive.jobs_done, "every ingest job finished")
         assert len(proxy.puts) == puts
+        assert upload_url_calls(backend.url) == (3 * len(shows), 0)  # re-crawl: one per show
         assert sorted(p for p in (backend.data_dir / "media").rglob("*") if p.is_file()) == stored
         assert len(await archive.articles()) == len(shows)
         await archive.check_archived(e2e.site, shows, backend.media_path)

@@ -4,22 +4,31 @@ unreachable backend instead of exiting.
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-from integration.spider.conftest import E2E
+from integration.spider.conftest import E2E, SECRET
 from integration.spider.procs import clean_env, spider, spider_config, write_config
 from support.cli import RK
+from support.faketime import faketime_env
 from support.net import free_port
 
 
-def serve(config: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    """Run ``rk spider serve`` to completion (it must exit by itself)."""
+def serve(
+    config: Path, *options: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``rk spider serve`` to completion (it must exit by itself); ``env`` is added."""
     args = [RK, "spider", "serve", "--plugin", "vogue", "--config", str(config), *options]
     return subprocess.run(
-        args, capture_output=True, text=True, timeout=60, env=clean_env(), check=False
+        args,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean_env(), **(env or {})},
+        check=False,
     )
 
 
@@ -66,6 +75,23 @@ async def test_wrong_secret_exits_2_and_says_so(e2e_sqlite: E2E) -> None:
     [line] = error_lines(done)
     assert "ingest.secret differs from the backend's secret" in line
     assert "Traceback" not in done.stderr
+
+
+async def test_clock_outside_the_signature_window_exits_2_and_names_the_clock(
+    e2e_sqlite: E2E,
+) -> None:
+    backend = e2e_sqlite.backend()
+    config = spider_config(
+        e2e_sqlite.root, "spider", backend.endpoint, SECRET, e2e_sqlite.site.base_url
+    )
+    done = serve(config, env=faketime_env(400))
+    assert done.returncode == 2
+    [line] = error_lines(done)
+    # The backend's Date header has whole seconds: the skew read from it is 400 ± 1.
+    found = re.search(r"this machine's clock is \+(\d+) s off the backend's; sync", line)
+    assert found is not None, line
+    assert abs(int(found.group(1)) - 400) <= 1
+    assert "ingest.secret differs" not in line
 
 
 async def test_unreachable_backend_is_retried_not_fatal(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from rk.core.plugins import RkPluginManager, notify
 from rk.core.queues import get_queue_backend
 from rk.core.sources import BrandTarget, ShowSummary, get_source
 from rk.core.storage import StorageContext, open_storage
+from rk.core.vector_indexes import get_vector_index
 from rk.core.wire import ImageRef, Look, ShowIngest
 
 HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("rk_"))
@@ -177,6 +178,35 @@ def test_hook_rk_register_queues(
     assert get_queue_backend("nullq://somewhere", plugin_manager) is NullQueue
     with pytest.raises(UnknownPlugin, match="available: .*nullq"):
         get_queue_backend("mysql://x", plugin_manager)
+
+
+class NullIndex:
+    name: ClassVar[str] = "null"
+    schemes: ClassVar[tuple[str, ...]] = ("sqlite",)
+
+
+def test_hook_rk_register_vector_indexes(
+    plugin_manager: RkPluginManager, register_plugin: Register
+) -> None:
+    class Plugin:
+        @hookimpl
+        def rk_register_vector_indexes(self) -> list[type]:
+            return [NullIndex]
+
+    register_plugin(Plugin(), "null-index")
+    assert get_vector_index("null", plugin_manager) is NullIndex
+    assert get_vector_index("pgvector", plugin_manager).name == "pgvector"
+    with pytest.raises(UnknownPlugin, match="available: exact, null, pgvector"):
+        get_vector_index("faiss", plugin_manager)
+
+    class Twin:
+        @hookimpl
+        def rk_register_vector_indexes(self) -> list[type]:
+            return [NullIndex]
+
+    register_plugin(Twin(), "null-twin")
+    with pytest.raises(PluginConflict, match="'null' is registered by both"):
+        get_vector_index("null", plugin_manager)
 
 
 class Broken:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from PIL import Image
 
-from rk.core.thumbs import make_thumbnail
+from rk.core import thumbs
+from rk.core.thumbs import make_thumbnail, thumbnail
 
 
 def encode(img: Image.Image, fmt: str, **params: object) -> bytes:
@@ -134,3 +136,30 @@ def test_undecodable_is_none(data: bytes) -> None:
 def test_truncated_jpeg_is_none() -> None:
     data = encode(Image.new("RGB", (800, 600), "red"), "JPEG")
     assert make_thumbnail(data[: len(data) // 2], 256) is None
+
+
+def psnr(a: Image.Image, b: Image.Image) -> float:
+    """Peak signal-to-noise ratio of two same-sized RGB images, in dB."""
+    x = np.asarray(a.convert("RGB"), dtype=np.float64)
+    y = np.asarray(b.convert("RGB"), dtype=np.float64)
+    return float(10 * np.log10(255**2 / max(((x - y) ** 2).mean(), 1e-12)))
+
+
+def test_shrunk_decode_loses_nothing_beyond_the_jpeg_encode() -> None:
+    """Draft decode + bicubic are as close to a full decode + Lanczos as q85 JPEG allows."""
+    rng = np.random.default_rng(7)
+    coarse = Image.fromarray(rng.integers(0, 256, (60, 40, 3), dtype=np.uint8))
+    data = encode(coarse.resize((1280, 1920), Image.Resampling.BILINEAR), "JPEG", quality=85)
+    with Image.open(io.BytesIO(data)) as full:
+        reference = full.convert("RGB").resize((256, 384), Image.Resampling.LANCZOS)
+    floor = psnr(open_thumb(encode(reference, "JPEG", quality=thumbs.JPEG_QUALITY)), reference)
+    thumb = open_thumb(make_thumbnail(data, 256))
+    assert thumb.size == reference.size
+    assert psnr(thumb, reference) > floor - 0.5
+
+
+async def test_thumbnail_runs_in_a_pool_of_one_thread_per_core() -> None:
+    """``thumbnail`` gives make_thumbnail's bytes, from a pool no wider than the cores."""
+    data = encode(Image.new("RGB", (900, 1200), (10, 120, 200)), "JPEG")
+    assert await thumbnail(data, 100) == make_thumbnail(data, 100)
+    assert thumbs._pool()._max_workers == thumbs.pool_size() >= 1

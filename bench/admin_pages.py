@@ -1,0 +1,464 @@
+"""Console pages on a large archive: p50/p99 of the pending tab (page 1 and a deep page), an
+article of 60 images and the dashboard, each next to a bare Litestar handler that renders
+the same template from a context built once (the floor: rendering, no database).
+
+The database is seeded with bulk SQL (``executemany`` on SQLite, ``COPY`` on PostgreSQL):
+``--articles`` articles (90 % pending) of ``--images`` images each (article 1 has 60),
+``--tasks`` crawl tasks and ``--jobs`` ingest jobs in every status, spread over two days.
+``rk serve-backend`` and the bare server run as separate processes (one uvicorn worker
+each); one signed-in client asks each page ``--requests`` times in sequence, so the figures
+are latencies, not throughput.
+
+    .venv/bin/python bench/admin_pages.py [--articles 20000] [--images 10] [--tasks 2000]
+        [--jobs 20000] [--requests 200] [--engine sqlite|postgresql|both]
+
+Full size (the issue's): ``--articles 100000 --tasks 10000 --jobs 100000``.
+PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+from typing import Any
+
+import httpx
+from litestar import Litestar, Request, get
+from litestar.response import Template
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.net import free_port, wait_for_port
+
+from rk.server.db.migrate import migrate
+
+RK = str(Path(sys.executable).with_name("rk"))
+PASSWORD = "bench-password-123"
+TOKEN = re.compile(r'name="_csrf_token" value="([^"]+)"')
+STATUSES = ["pending"] * 9 + ["published"]
+CITIES = ["Paris", "Milan", "London", "New York", "Tokyo"]
+TASK_STATES = ["queued", "running", "done", "done", "failed", "canceled"]
+JOB_STATES = [
+    ("done", "created"),
+    ("done", "skipped_existing"),
+    ("done", "created"),
+    ("failed", ""),
+    ("pending", ""),
+    ("done", "noop"),
+]
+ART_COLS = (
+    "source",
+    "show_key",
+    "kind",
+    "brand_id",
+    "title",
+    "season",
+    "city",
+    "date",
+    "url",
+    "designer",
+    "author",
+    "status",
+    "deleted_at",
+    "created_at",
+    "updated_at",
+)
+IMG_COLS = (
+    "article_id",
+    "role",
+    "position",
+    "kind",
+    "key",
+    "thumb_key",
+    "sha1",
+    "size",
+    "width",
+    "height",
+    "source_url",
+    "uploaded_by_spider",
+    "created_at",
+    "embed_leased_until",
+)
+TASK_COLS = (
+    "brand_id",
+    "source",
+    "status",
+    "priority",
+    "max_shows",
+    "worker",
+    "locked_at",
+    "attempts",
+    "shows_submitted",
+    "last_error",
+    "created_at",
+    "updated_at",
+    "season",
+)
+JOB_COLS = (
+    "kind",
+    "status",
+    "attempts",
+    "payload",
+    "last_error",
+    "outcome",
+    "note",
+    "brand_id",
+    "locked_at",
+    "next_attempt_at",
+    "created_at",
+    "updated_at",
+)
+PAGES = {
+    "articles, pending, page 1": ("/admin/articles?tab=pending", "admin/articles.html"),
+    "articles, pending, deep page": ("DEEP", "admin/articles.html"),
+    "article, 60 images": ("/admin/articles/1", "admin/article.html"),
+    "dashboard": ("/admin", "admin/dashboard.html"),
+}
+
+
+def rows(args: argparse.Namespace) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table's rows, deterministic."""
+    rng = random.Random(11)
+    now = int(time.time())
+    brands = [
+        (f"b{i}", f"Brand {i:05d}", json.dumps({"vogue": f"b{i}"}), now, now)
+        for i in range(1, args.articles // 40 + 2)
+    ]
+    arts, imgs = [], []
+    for a in range(1, args.articles + 1):
+        brand = rng.randrange(1, len(brands) + 1)
+        season = f"{rng.choice(['Spring', 'Fall'])} {rng.randint(2000, 2025)} Ready-to-Wear"
+        status = "pending" if a == 1 else STATUSES[a % len(STATUSES)]
+        arts.append(
+            (
+                "vogue",
+                f"s/{a}",
+                "runway",
+                brand,
+                f"Brand {brand:05d} {season}",
+                season,
+                rng.choice(CITIES),
+                "2025-03-01",
+                f"https://e.invalid/{a}",
+                "",
+                "",
+                status,
+                0,
+                now - args.articles + a,
+                now,
+            )
+        )
+        for n in range(1, (60 if a == 1 else args.images) + 1):
+            sha = f"{a:020d}{n:020d}"
+            imgs.append(
+                (
+                    a,
+                    "look",
+                    n,
+                    "runway",
+                    f"runway/{sha}.jpg",
+                    f"thumb/{sha}.jpg",
+                    sha,
+                    300000,
+                    1280,
+                    1920,
+                    "",
+                    1,
+                    now,
+                    0,
+                )
+            )
+    show = json.dumps({"show_key": "s/x", "title": "A show", "looks": [{}] * 30})
+    tasks = []
+    for t in range(args.tasks):
+        status = TASK_STATES[t % len(TASK_STATES)]
+        error = "vogue.com answered 503 after 4 tries" if status == "failed" else ""
+        tasks.append(
+            (
+                rng.randrange(1, len(brands) + 1),
+                "vogue",
+                status,
+                0,
+                3,
+                "spider-1" if status != "queued" else "",
+                now,
+                1,
+                3,
+                error,
+                now - rng.randrange(172800),
+                now - rng.randrange(172800),
+                "",
+            )
+        )
+    jobs = []
+    for j in range(args.jobs):
+        status, outcome = JOB_STATES[j % len(JOB_STATES)]
+        jobs.append(
+            (
+                "crawl",
+                status,
+                1,
+                show,
+                "HTTP 503" if status == "failed" else "",
+                outcome,
+                f"{outcome}, 30 images" if outcome else "",
+                rng.randrange(1, len(brands) + 1),
+                now,
+                now,
+                now - rng.randrange(172800),
+                now - rng.randrange(172800),
+            )
+        )
+    return {
+        "brands": brands,
+        "articles": arts,
+        "images": imgs,
+        "crawl_tasks": tasks,
+        "ingest_jobs": jobs,
+    }
+
+
+COLUMNS = {
+    "brands": ("uid", "name", "slugs", "created_at", "updated_at"),
+    "articles": ART_COLS,
+    "images": IMG_COLS,
+    "crawl_tasks": TASK_COLS,
+    "ingest_jobs": JOB_COLS,
+}
+
+
+def seed_sqlite(path: Path, data: dict[str, list[tuple[Any, ...]]]) -> None:
+    with sqlite3.connect(path) as db:
+        for table, items in data.items():
+            cols = COLUMNS[table]
+            db.executemany(
+                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                items,
+            )
+        db.execute("ANALYZE")
+
+
+async def seed_pg(dsn: str, data: dict[str, list[tuple[Any, ...]]]) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(dsn)
+    try:
+        for table, items in data.items():
+            await conn.copy_records_to_table(table, records=items, columns=list(COLUMNS[table]))
+        await conn.execute("ANALYZE")
+    finally:
+        await conn.close()
+
+
+def bare_server(port: int, dsn: str, deep: int) -> None:
+    """Each page's template rendered from a context built once from the services."""
+    import uvicorn
+
+    from rk.core.storage import StorageContext, open_storage
+    from rk.server.admin.dashboard import NO_MODEL
+    from rk.server.db.engine import connect
+    from rk.server.services.admin_articles import list_articles, next_pending, review
+    from rk.server.services.admin_dashboard import dashboard
+    from rk.server.services.admin_users import get_user
+    from rk.server.web.templating import template_config
+
+    async def build() -> dict[str, dict[str, Any]]:
+        await connect(dsn)
+        storage = open_storage(
+            f"file://{tempfile.gettempdir()}/rk-bench-media",
+            StorageContext(backend_url="http://127.0.0.1", secret="s"),
+        )
+        user = await get_user("bench")
+        first = await list_articles(storage, "pending", limit=50)
+        deep_page = await list_articles(storage, "pending", before=deep, limit=50)
+        article = await review(storage, 1, 0.97)
+        base = {"user": user, "flashes": [], "errors": {}}
+        return {
+            "/admin/articles": {
+                **base,
+                "listing": first,
+                "tab": "pending",
+                "brand": None,
+                "first_page": True,
+            },
+            "/admin/articles/deep": {
+                **base,
+                "listing": deep_page,
+                "tab": "pending",
+                "brand": None,
+                "first_page": False,
+            },
+            "/admin/articles/1": {**base, "article": article, "next_id": await next_pending(1)},
+            "/admin": {**base, "d": await dashboard(NO_MODEL, None)},
+        }
+
+    contexts = asyncio.run(build())
+    templates = {
+        "/admin/articles": "admin/articles.html",
+        "/admin/articles/deep": "admin/articles.html",
+        "/admin/articles/1": "admin/article.html",
+        "/admin": "admin/dashboard.html",
+    }
+
+    @get(["/admin", "/admin/articles", "/admin/articles/deep", "/admin/articles/1"])
+    async def page(request: Request[Any, Any, Any]) -> Template:
+        path = request.url.path
+        return Template(template_name=templates[path], context=contexts[path])
+
+    app = Litestar([page], template_config=template_config(), openapi_config=None)
+    uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
+
+
+def timings(client: httpx.Client, url: str, count: int) -> tuple[float, float]:
+    """p50 and p99 in ms of ``count`` sequential GETs (after 5 warm-up requests)."""
+    for _ in range(5):
+        client.get(url).raise_for_status()
+    spent = []
+    for _ in range(count):
+        started = time.perf_counter()
+        answer = client.get(url)
+        spent.append((time.perf_counter() - started) * 1000)
+        if answer.status_code != 200:
+            raise RuntimeError(f"{url}: {answer.status_code}")
+    spent.sort()
+    return statistics.median(spent), spent[min(len(spent) - 1, int(len(spent) * 0.99))]
+
+
+def signed_in(base: str) -> httpx.Client:
+    client = httpx.Client(base_url=base, timeout=60, headers={"accept": "text/html"})
+    form = client.get("/admin/sign-in")
+    token = TOKEN.search(form.text)
+    assert token is not None
+    answer = client.post(
+        "/admin/sign-in",
+        data={"username": "bench", "password": PASSWORD, "_csrf_token": token.group(1)},
+    )
+    assert answer.status_code == 303, answer.text[:300]
+    return client
+
+
+def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace) -> list[tuple[Any, ...]]:
+    data = rows(args)
+    asyncio.run(migrate(dsn))
+    started = time.monotonic()
+    if engine == "sqlite":
+        seed_sqlite(Path(dsn.removeprefix("sqlite:///")), data)
+    else:
+        asyncio.run(seed_pg(dsn, data))
+    print(
+        f"{engine}: seeded {len(data['articles']):,} articles, {len(data['images']):,} images,"
+        f" {len(data['crawl_tasks']):,} tasks, {len(data['ingest_jobs']):,} jobs"
+        f" in {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
+    config = tmp / f"{engine}.yml"
+    config.write_text(json.dumps({"database": dsn, "server": {"workers": 1}}))
+    common = ["--config", str(config), "--data-dir", str(tmp / f"data-{engine}")]
+    subprocess.run(
+        [RK, "admin", "create-user", "bench", "--role", "admin", "--password-stdin", *common],
+        input=PASSWORD + "\n",
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    pending = sorted(i for i, row in enumerate(data["articles"], 1) if row[11] == "pending")
+    deep = pending[len(pending) // 2]
+    port, bare_port = free_port(), free_port()
+    log = (tmp / f"{engine}.log").open("ab")
+    server = subprocess.Popen(
+        [RK, "serve-backend", "--port", str(port), *common], stdout=log, stderr=subprocess.STDOUT
+    )
+    bare = None
+    try:
+        wait_for_port(port, timeout_s=120)
+        bare = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--bare-server",
+                str(bare_port),
+                "--dsn",
+                dsn,
+                "--deep",
+                str(deep),
+            ],
+            env={**os.environ},
+        )
+        wait_for_port(bare_port, timeout_s=120)
+        client = signed_in(f"http://127.0.0.1:{port}")
+        floor = httpx.Client(base_url=f"http://127.0.0.1:{bare_port}", timeout=60)
+        table = []
+        for name, (path, _) in PAGES.items():
+            rk_path = f"/admin/articles?tab=pending&before={deep}" if path == "DEEP" else path
+            bare_path = "/admin/articles/deep" if path == "DEEP" else path.split("?")[0]
+            rk50, rk99 = timings(client, rk_path, args.requests)
+            b50, b99 = timings(floor, bare_path, args.requests)
+            table.append((engine, name, rk50, rk99, b50, b99))
+        return table
+    finally:
+        for proc in (server, bare):
+            if proc is not None:
+                proc.terminate()
+                proc.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--articles", type=int, default=20_000)
+    parser.add_argument("--images", type=int, default=10, help="images per article")
+    parser.add_argument("--tasks", type=int, default=2_000)
+    parser.add_argument("--jobs", type=int, default=20_000)
+    parser.add_argument("--requests", type=int, default=200, help="per page and server")
+    parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--dsn", help=argparse.SUPPRESS)
+    parser.add_argument("--deep", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_server:
+        bare_server(args.bare_server, args.dsn, args.deep)
+        return 0
+    table = []
+    with tempfile.TemporaryDirectory(prefix="rk-bench-admin-") as name:
+        tmp = Path(name)
+        if args.engine in ("sqlite", "both"):
+            table += run("sqlite", f"sqlite:///{tmp / 'rk.sqlite3'}", tmp, args)
+        if args.engine in ("postgresql", "both"):
+            from support.pg import fresh_database
+
+            with fresh_database() as dsn:
+                table += run("postgresql", dsn, tmp, args)
+    load = os.getloadavg()[0]
+    print(
+        f"\nconsole pages, {args.articles:,} articles × {args.images} images,"
+        f" {args.tasks:,} crawl tasks, {args.jobs:,} ingest jobs; {args.requests} sequential"
+        f" requests per page; load average {load:.1f}"
+    )
+    print(
+        "| engine | page | rk p50 ms | rk p99 ms | bare render p50 ms | bare p99 ms | p50 ratio |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for engine, page, p50, p99, b50, b99 in table:
+        print(
+            f"| {engine} | {page} | {p50:.1f} | {p99:.1f} | {b50:.1f} | {b99:.1f} |"
+            f" {p50 / b50:.2f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

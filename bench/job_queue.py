@@ -1,0 +1,171 @@
+"""Ingest-queue throughput: jobs claimed + completed per second, by engine and worker count.
+
+Each worker is an asyncio task with its own ``JobQueue`` (own backend, own connection), so
+the database alone arbitrates, as it would between backend processes. The 1-worker row
+of each engine is the baseline measured in the same run; the last column compares to it.
+Every row is ``--repeat`` timed rounds of ``--seconds`` each over a queue filled beforehand
+(so no round runs dry); the best is shown with the worst and the spread between them.
+
+    .venv/bin/python -m bench.job_queue [--seconds 5] [--repeat 3] [--workers 1,4,16]
+                                        [--engines postgresql,sqlite] [--pg-dsn DSN]
+
+PostgreSQL runs in a throw-away database created through ``--pg-dsn`` (default
+``$RK_TEST_PG_DSN`` or postgres@127.0.0.1/test) and dropped afterwards; SQLite in a
+temporary file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from rk.core.config import QueueSettings
+from rk.server.db.migrate import migrate
+from rk.server.queues.engine import JobQueue
+
+DEFAULT_PG = os.environ.get("RK_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@asynccontextmanager
+async def postgres_db(admin_dsn: str) -> AsyncIterator[str]:
+    """A fresh PostgreSQL database, dropped afterwards."""
+    name = f"rk_bench_{uuid.uuid4().hex[:10]}"
+    conn = await asyncpg.connect(admin_dsn)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    try:
+        yield urlunsplit(urlsplit(admin_dsn)._replace(path=f"/{name}"))
+    finally:
+        conn = await asyncpg.connect(admin_dsn)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await conn.close()
+
+
+@asynccontextmanager
+async def sqlite_db() -> AsyncIterator[str]:
+    """A SQLite file in a temporary directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        yield f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
+
+
+async def fill(dsn: str, jobs: int, producers: int = 8) -> None:
+    """Enqueue ``jobs`` from ``producers`` connections at once (not timed)."""
+    settings = QueueSettings()
+
+    async def produce(offset: int) -> None:
+        queue = await JobQueue.open(dsn, settings)
+        try:
+            for n in range(offset, jobs, producers):
+                await queue.enqueue("crawl", f'{{"n": {n}}}', n % 10)
+        finally:
+            await queue.close()
+
+    await asyncio.gather(*(produce(p) for p in range(producers)))
+
+
+async def drain(queues: list[JobQueue], seconds: float) -> tuple[int, float, bool]:
+    """Claim + complete until ``seconds`` pass; (jobs, elapsed, whether the queue ran dry)."""
+    deadline = time.perf_counter() + seconds
+    dry = False
+
+    async def work(queue: JobQueue) -> int:
+        nonlocal dry
+        done = 0
+        while time.perf_counter() < deadline:
+            job = await queue.claim()
+            if job is None:
+                dry = True
+                break
+            if not await queue.complete(job, "created", "bench"):
+                raise RuntimeError(f"job {job.id} lost its claim")
+            done += 1
+        return done
+
+    start = time.perf_counter()
+    counts = await asyncio.gather(*(work(q) for q in queues))
+    return sum(counts), time.perf_counter() - start, dry
+
+
+async def measure(dsn: str, workers: int, seconds: float, repeats: int) -> list[float]:
+    """claim+complete/s of ``repeats`` rounds of ``seconds`` each, over one filled queue.
+
+    A short untimed drain estimates the rate, so the queue is filled once with enough jobs
+    that no timed round runs dry (a round that does is rerun with more jobs).
+    """
+    settings = QueueSettings()
+    queues = [await JobQueue.open(dsn, settings) for _ in range(workers)]
+    try:
+        await fill(dsn, 500)
+        done, elapsed, _ = await drain(queues, 60)
+        estimate = done / elapsed
+        await fill(dsn, int(estimate * seconds * repeats * 1.5) + 500)
+        rates: list[float] = []
+        while len(rates) < repeats:
+            done, elapsed, dry = await drain(queues, seconds)
+            if dry:
+                await fill(dsn, int(done / elapsed * seconds * (repeats - len(rates)) * 2))
+                continue
+            rates.append(done / elapsed)
+        return rates
+    finally:
+        for queue in queues:
+            await queue.close()
+
+
+async def bench_engine(
+    name: str, db: Callable[[], AbstractAsyncContextManager[str]], args: argparse.Namespace
+) -> None:
+    """One engine: a fresh database per worker count, a row each (best of the rounds)."""
+    baseline: float | None = None
+    for count in [int(w) for w in args.workers.split(",")]:
+        async with db() as dsn:
+            await migrate(dsn)
+            rates = await measure(dsn, count, args.seconds, args.repeat)
+        best = max(rates)
+        baseline = baseline or best
+        spread = (best - min(rates)) / best * 100
+        print(
+            f"| {name:<10} | {count:>7} | {best:>12.0f} | {min(rates):>8.0f} "
+            f"| {spread:>6.1f}% | {best / baseline:>11.2f}x |"
+        )
+
+
+async def main() -> None:
+    """Parse options, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="per round (default 5)")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds per row; best shown")
+    parser.add_argument("--workers", default="1,4,16", help="worker counts (default 1,4,16)")
+    parser.add_argument("--pg-dsn", default=DEFAULT_PG, help="where to create the PG database")
+    parser.add_argument("--engines", default="postgresql,sqlite", help="engines to measure")
+    args = parser.parse_args()
+    engines: dict[str, Callable[[], AbstractAsyncContextManager[str]]] = {
+        "postgresql": lambda: postgres_db(args.pg_dsn),
+        "sqlite": sqlite_db,
+    }
+    print(
+        f"{args.repeat} rounds of {args.seconds:g} s per row, the best shown; "
+        f"load average {os.getloadavg()[0]:.1f} at start"
+    )
+    print("| engine     | workers | claim+done/s | worst/s | spread | vs 1 worker |")
+    print("|------------|---------|--------------|---------|--------|-------------|")
+    for name in args.engines.split(","):
+        await bench_engine(name, engines[name], args)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,101 @@
+"""The vector-index interface: where a model's vectors are searched and placed.
+
+An index answers two questions over the vectors stored per (model, kind): the top-K
+published images for a query vector (search by words, by a picture, "more like this"),
+and the nearest stored images of new vectors (the neighbours job). ``rk.server`` ships two:
+``pgvector`` (HNSW inside PostgreSQL, nothing held in the process) and ``exact`` (an
+in-process matrix, the SQLite default). The database row in ``image_embeddings`` stays
+the source of truth; an index is derived from it and ``reindex`` rebuilds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+import pluggy
+
+from rk.core.config import VectorSettings
+from rk.core.registry import Registry
+
+Floats = npt.NDArray[np.float32]
+Ids = npt.NDArray[np.int64]
+Scored = list[tuple[int, float]]
+"""``(image id, cosine)`` pairs, best first."""
+Heartbeat = Callable[[], Awaitable[None]]
+Progress = Callable[[int, int], None]
+"""Called with (rows done, rows in all) while an index is rebuilt."""
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where new vectors landed: each new image's top-K, and the existing images whose
+    lists they may enter (``reverse[owner]`` = new images with their scores)."""
+
+    lists: dict[int, Scored]
+    reverse: dict[int, Scored] = field(default_factory=dict)
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """Top-K over published vectors and placement of new ones, for the tables' database.
+
+    Vectors are L2-normalised float32; scores are cosine similarities; ties go to the
+    lower image id. An instance belongs to one process and is built from ``settings``.
+    """
+
+    name: ClassVar[str]
+    schemes: ClassVar[tuple[str, ...]]
+
+    def __init__(self, settings: VectorSettings) -> None: ...
+
+    async def open(self) -> str | None:
+        """Get ready to serve the bound database (once per process, at startup); None when
+        it can, else one line saying why not and what to install."""
+        ...
+
+    async def search(self, model: str, query: Floats, k: int, kind: str | None = None) -> Scored:
+        """The ``k`` published images closest to ``query`` among ``model``'s vectors."""
+        ...
+
+    async def place(
+        self,
+        model: str,
+        kind: str,
+        ids: Ids,
+        vectors: Floats,
+        k: int,
+        heartbeat: Heartbeat | None = None,
+    ) -> Placed:
+        """The top-``k`` stored images of ``kind`` (any status, itself excluded) of each new
+        vector, and the reverse candidates; ``heartbeat`` is awaited between long steps."""
+        ...
+
+    async def reindex(self, model: str | None = None, progress: Progress | None = None) -> int:
+        """Rebuild the index from ``image_embeddings`` (one model, or all); rows indexed."""
+        ...
+
+    def nbytes(self) -> int:
+        """Bytes of vectors this process holds (0 when the database holds them)."""
+        ...
+
+    async def close(self) -> None:
+        """Release what the index holds."""
+        ...
+
+
+def vector_index_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[VectorIndex]]:
+    """Every registered vector-index class, by ``name``."""
+    from rk.core.plugins import get_plugin_manager, registry_of
+
+    return registry_of(
+        pm or get_plugin_manager(), "rk_register_vector_indexes", "vector index", lambda c: [c.name]
+    )
+
+
+def get_vector_index(name: str, pm: pluggy.PluginManager | None = None) -> type[VectorIndex]:
+    """The vector-index class called ``name``; UnknownPlugin lists the available ones."""
+    return vector_index_registry(pm).get(name)

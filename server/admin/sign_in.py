@@ -1,0 +1,109 @@
+"""Sign-in and sign-out of the console.
+
+Refused attempts are counted per account and per client address (``sign_in_limit``);
+past the limit the page says how long to wait, with 429 and ``Retry-After``, and the
+password is not even checked. A good password opens a database session whose token goes
+into an HttpOnly cookie.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import Cookie, State
+from litestar.response import Redirect
+
+from rk.core.config import Settings
+from rk.server.admin.auth import (
+    COOKIE_PATH,
+    PUBLIC_OPT,
+    SESSION_COOKIE,
+    current_user,
+    is_https,
+    session_cookie,
+)
+from rk.server.admin.params import Text
+from rk.server.admin.render import MAX_FIELD, admin_page, form_error, form_of, text
+from rk.server.services.admin_sessions import close_session, open_session
+from rk.server.services.admin_users import check_sign_in
+from rk.server.services.sign_in_limit import clear_account, record_failure, retry_after
+
+TEMPLATE = "admin/sign_in.html"
+
+
+def safe_next(value: str) -> str:
+    """Where to go after signing in: a console path, never another site."""
+    if value.startswith("/admin") and not value.startswith("//") and "\\" not in value:
+        return value
+    return "/admin"
+
+
+def client_address(request: Request[Any, Any, Any]) -> str:
+    """The client's address as the backend sees it."""
+    return request.client.host if request.client else "unknown"
+
+
+def wait_words(seconds: int) -> str:
+    """``4 min`` / ``40 s``: how long to wait, for people."""
+    return f"{(seconds + 59) // 60} min" if seconds >= 60 else f"{seconds} s"
+
+
+class SignInController(Controller):
+    """``/admin/sign-in`` and ``/admin/sign-out``."""
+
+    include_in_schema = False
+
+    @get("/sign-in", name="admin:sign-in", opt={PUBLIC_OPT: True})
+    async def form(self, request: Request[Any, Any, Any], next: Text = None) -> Response[Any]:
+        """The sign-in form (straight on to ``next`` when already signed in)."""
+        if current_user(request) is not None:
+            return Redirect(path=safe_next(next or ""), status_code=303)
+        return admin_page(
+            request, TEMPLATE, {"next": safe_next(next or ""), "username": "", "errors": {}}
+        )
+
+    @post("/sign-in", name="admin:sign-in-post", status_code=303, opt={PUBLIC_OPT: True})
+    async def sign_in(self, request: Request[Any, Any, Any], state: State) -> Response[Any]:
+        """Check the password (unless rate-limited) and open a session."""
+        settings: Settings = state.settings
+        limits = settings.admin
+        form = await form_of(request)
+        username, password = text(form, "username"), str(form.get("password", ""))
+        next_url = safe_next(text(form, "next", "/admin"))
+        context = {"next": next_url, "username": username[:64]}
+        if not username:
+            return form_error(request, TEMPLATE, context, "username", "Enter your user name.", 400)
+        if not password:
+            return form_error(request, TEMPLATE, context, "password", "Enter your password.", 400)
+        if len(username) > MAX_FIELD or len(password) > MAX_FIELD:
+            return form_error(request, TEMPLATE, context, "username", "That input is too long.")
+        address = client_address(request)
+        wait = await retry_after(
+            username,
+            address,
+            limits.sign_in_max_failures,
+            limits.sign_in_max_failures_per_address,
+            limits.sign_in_window_s,
+        )
+        if wait:
+            message = f"Too many failed attempts. Try again in {wait_words(wait)}."
+            answer = form_error(request, TEMPLATE, context, "form", message, 429)
+            answer.headers["Retry-After"] = str(wait)
+            return answer
+        user = await check_sign_in(username, password)
+        if user is None:
+            await record_failure(username, address, limits.sign_in_window_s)
+            message = "Wrong user name or password."
+            return form_error(request, TEMPLATE, context, "password", message, 401)
+        await clear_account(username)
+        token = await open_session(user, limits.session_ttl_s)
+        cookie = session_cookie(token, limits.session_ttl_s, is_https(request, settings))
+        return Redirect(path=next_url, status_code=303, cookies=[cookie])
+
+    @post("/sign-out", name="admin:sign-out", status_code=303, opt={PUBLIC_OPT: True})
+    async def sign_out(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        """End this browser's session."""
+        await close_session(request.cookies.get(SESSION_COOKIE, ""))
+        gone = Cookie(key=SESSION_COOKIE, value="", max_age=0, path=COOKIE_PATH, httponly=True)
+        return Redirect(path="/admin/sign-in", status_code=303, cookies=[gone])

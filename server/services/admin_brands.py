@@ -1,0 +1,198 @@
+"""The console's brands: search, a keyset page by name, edit, and a brand's update history.
+
+A brand's history is its ingest jobs (each a show the spiders sent for it), newest
+first: when, which show, the outcome and note, the error and attempts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from rk.core.wire import BrandInfo
+from rk.server.db.tables import Brand
+from rk.server.errors import ApiError
+from rk.server.services.brand_admin import BrandInputError, clean_name
+from rk.server.services.public_sql import rows
+
+MAX_SLUG = 200
+
+
+class BrandRow(Struct, frozen=True, kw_only=True):
+    """A brand in the list, with how many articles and tasks it has."""
+
+    id: int
+    uid: str
+    name: str
+    slugs: dict[str, str]
+    articles: int
+    created_at: int
+
+
+class BrandPage(Struct, frozen=True, kw_only=True):
+    """A page of brands by name and the name to continue after (None on the last page)."""
+
+    items: list[BrandRow]
+    next_after: str | None
+
+
+class HistoryEntry(Struct, frozen=True, kw_only=True):
+    """One ingest job of a brand: a show the spiders sent, and what became of it."""
+
+    job_id: int
+    kind: str
+    status: str
+    outcome: str
+    note: str
+    error: str
+    attempts: int
+    show_key: str
+    title: str
+    looks: int
+    created_at: int
+    updated_at: int
+
+
+def _slugs(text: str) -> dict[str, str]:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _like(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+async def list_brand_page(query: str = "", after: str | None = None, limit: int = 50) -> BrandPage:
+    """Brands by name whose name contains ``query`` (any case), after the name ``after``."""
+    where, args = [], []
+    if query:
+        where.append("LOWER(b.name) LIKE {} ESCAPE '\\'")
+        args.append(_like(query))
+    if after is not None:
+        where.append("b.name > {}")
+        args.append(after)
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    found = await rows(
+        "SELECT b.id, b.uid, b.name, b.slugs, b.created_at,"
+        " (SELECT COUNT(*) FROM articles a WHERE a.brand_id = b.id AND a.deleted_at = 0)"
+        f" AS articles FROM brands b {clause} ORDER BY b.name LIMIT {{}}",
+        *args,
+        limit + 1,
+    )
+    items = [
+        BrandRow(
+            id=int(row["id"]),
+            uid=str(row["uid"]),
+            name=str(row["name"]),
+            slugs=_slugs(str(row["slugs"])),
+            articles=int(row["articles"]),
+            created_at=int(row["created_at"]),
+        )
+        for row in found[:limit]
+    ]
+    return BrandPage(items=items, next_after=items[-1].name if len(found) > limit else None)
+
+
+async def search_names(query: str, limit: int = 10) -> list[dict[str, str]]:
+    """Up to ``limit`` brands whose name starts with ``query``, then those containing it."""
+    if not query.strip():
+        return []
+    text = query.strip()[:200]
+    starts = await rows(
+        "SELECT uid, name FROM brands WHERE LOWER(name) LIKE {} ESCAPE '\\' ORDER BY name LIMIT {}",
+        _like(text)[1:],
+        limit,
+    )
+    seen = {row["uid"] for row in starts}
+    if len(starts) < limit:
+        more = await rows(
+            "SELECT uid, name FROM brands WHERE LOWER(name) LIKE {} ESCAPE '\\'"
+            " ORDER BY name LIMIT {}",
+            _like(text),
+            limit,
+        )
+        starts += [row for row in more if row["uid"] not in seen][: limit - len(starts)]
+    return [{"uid": str(row["uid"]), "name": str(row["name"])} for row in starts]
+
+
+def clean_slugs(slugs: dict[str, str], sources: list[str]) -> dict[str, str]:
+    """Per-source slugs: known sources only, trimmed, empty ones dropped; BrandInputError."""
+    cleaned: dict[str, str] = {}
+    for source, slug in slugs.items():
+        if source not in sources:
+            raise BrandInputError(f"no source {source!r}")
+        slug = slug.strip()
+        if len(slug) > MAX_SLUG:
+            raise BrandInputError(f"the {source} slug has more than {MAX_SLUG} characters")
+        if slug and not all(ch.isalnum() or ch in "-_." for ch in slug):
+            raise BrandInputError(f"the {source} slug may hold letters, digits, '-', '_', '.'")
+        if slug:
+            cleaned[source] = slug
+    return cleaned
+
+
+async def update_brand(brand: BrandInfo, name: str, slugs: dict[str, str]) -> None:
+    """Rename a brand and replace its slugs; BrandInputError for a name another brand has."""
+    name = clean_name(name)
+    other = await Brand.select(Brand.id).where(Brand.name == name).first()
+    if other is not None and int(other["id"]) != brand.id:
+        raise BrandInputError(f"another brand is already called {name!r}")
+    await Brand.update(
+        {Brand.name: name, Brand.slugs: json.dumps(slugs), Brand.updated_at: int(time.time())}
+    ).where(Brand.id == brand.id)
+
+
+def show_summary(payload: str) -> tuple[str, str, int]:
+    """(show key, title, look count) of a crawl job's payload; blanks when unreadable."""
+    try:
+        value: Any = msgspec.json.decode(payload or "{}")
+    except msgspec.DecodeError:
+        return "", "", 0
+    if not isinstance(value, dict):
+        return "", "", 0
+    looks = value.get("looks")
+    return (
+        str(value.get("show_key") or ""),
+        str(value.get("title") or ""),
+        len(looks) if isinstance(looks, list) else 0,
+    )
+
+
+async def brand_history(brand_id: int, limit: int = 50) -> list[HistoryEntry]:
+    """The brand's ingest jobs, newest first."""
+    if limit < 1 or limit > 500:
+        raise ApiError(f"limit must be 1 to 500, not {limit}")
+    found = await rows(
+        "SELECT id, kind, status, outcome, note, last_error, attempts, payload, created_at,"
+        " updated_at FROM ingest_jobs WHERE brand_id = {} ORDER BY id DESC LIMIT {}",
+        brand_id,
+        limit,
+    )
+    entries = []
+    for row in found:
+        key, title, looks = show_summary(str(row["payload"]))
+        entries.append(
+            HistoryEntry(
+                job_id=int(row["id"]),
+                kind=str(row["kind"]),
+                status=str(row["status"]),
+                outcome=str(row["outcome"]),
+                note=str(row["note"]),
+                error=str(row["last_error"]),
+                attempts=int(row["attempts"]),
+                show_key=key,
+                title=title,
+                looks=looks,
+                created_at=int(row["created_at"]),
+                updated_at=int(row["updated_at"]),
+            )
+        )
+    return entries

@@ -1,0 +1,61 @@
+"""Password hashes for console accounts: the standard library's scrypt, memory-hard.
+
+Why scrypt and not argon2: it is in ``hashlib`` (no new dependency, no native wheel to
+ship to closed networks) and is memory-hard like argon2. The stored string carries its
+parameters (``scrypt$n$r$p$salt$hash``), so they can be raised later without breaking
+existing hashes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+N, R, P = 2**14, 8, 1
+"""16 MiB of memory per hash (128 · r · n bytes); ~50 ms on one of these cores."""
+MAX_MEM = 64 * 1024 * 1024
+MIN_PASSWORD = 8
+MAX_PASSWORD = 1024
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def hash_password(password: str) -> str:
+    """A fresh salted hash of ``password``."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=N, r=R, p=P, maxmem=MAX_MEM)
+    return f"scrypt${N}${R}${P}${_b64(salt)}${_b64(digest)}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """True when ``password`` matches ``stored``; False for any malformed hash."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        got = hashlib.scrypt(
+            password.encode(),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            maxmem=MAX_MEM,
+            dklen=len(expected),
+        )
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, expected)
+
+
+def password_problem(password: str) -> str:
+    """Why ``password`` cannot be used ("" when it can)."""
+    if len(password) < MIN_PASSWORD:
+        return f"the password needs at least {MIN_PASSWORD} characters"
+    if len(password) > MAX_PASSWORD:
+        return f"the password may have at most {MAX_PASSWORD} characters"
+    return ""

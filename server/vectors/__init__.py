@@ -1,0 +1,1 @@
+"""rk.server.vectors: the built-in vector indexes (``pgvector``, ``exact``) and their choice."""

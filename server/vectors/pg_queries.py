@@ -1,0 +1,80 @@
+"""The two questions asked of a pgvector space, as SQL: top-K published, and nearest stored.
+
+HNSW returns at most ``hnsw.ef_search`` rows per scan, so each query sets it (for its own
+transaction only) to at least the number of candidates it wants. Search filters on the
+published set in the same statement, so an unpublished article drops out of the next
+query in every process, transactionally; candidates that fail the filter are asked for
+again with a larger ``ef_search`` by the caller.
+"""
+
+from __future__ import annotations
+
+from rk.core.vector_indexes import Scored
+from rk.server.vectors.db import engine, rows
+from rk.server.vectors.pg_spaces import Space
+
+MAX_EF_SEARCH = 1000
+"""pgvector's upper bound for ``hnsw.ef_search``."""
+PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
+
+
+async def top_published(space: Space, query: str, k: int, ef: int) -> tuple[Scored, int]:
+    """The ``k`` best published images among the space's ``ef`` nearest to the ``query``
+    (pgvector text), and how many candidates the index gave (fewer than ``ef``: all it has).
+
+    Each candidate comes back with whether its article is published and live, read in the
+    same statement as the candidates themselves.
+    """
+    async with engine().transaction():
+        await rows(f"SET LOCAL hnsw.ef_search = {int(ef)}")
+        found = await rows(
+            "SELECT c.image_id, c.d, a.id IS NOT NULL AS shown FROM (SELECT image_id,"
+            " embedding <=> ({}::text)::vector AS d"
+            f" FROM {space.table} ORDER BY embedding <=> ({{}}::text)::vector LIMIT {{}}) c"
+            " LEFT JOIN images i ON i.id = c.image_id"
+            f" LEFT JOIN articles a ON a.id = i.article_id AND {PUBLISHED}"
+            " ORDER BY c.d, c.image_id",
+            query,
+            query,
+            ef,
+        )
+    shown = [(int(row["image_id"]), 1.0 - float(row["d"])) for row in found if row["shown"]]
+    return shown[:k], len(found)
+
+
+async def nearest_stored(
+    space: Space, owners: list[int], queries: list[str], candidates: int, ef_search: int
+) -> dict[int, Scored]:
+    """For each owner image (with its query vector), the ``candidates`` nearest stored
+    images of the space, any status, itself excluded; one statement for the batch."""
+    ef = min(MAX_EF_SEARCH, max(candidates + 1, ef_search))
+    async with engine().transaction():
+        await rows(f"SET LOCAL hnsw.ef_search = {ef}")
+        found = await rows(
+            "SELECT q.owner, n.image_id, n.d FROM unnest({}::bigint[], {}::text[]) AS q(owner, vec)"
+            " CROSS JOIN LATERAL (SELECT image_id, embedding <=> q.vec::vector AS d"
+            f" FROM {space.table} ORDER BY embedding <=> q.vec::vector LIMIT {{}}) n"
+            " WHERE n.image_id <> q.owner ORDER BY q.owner, n.d, n.image_id",
+            owners,
+            queries,
+            candidates + 1,
+        )
+    out: dict[int, Scored] = {owner: [] for owner in owners}
+    for row in found:
+        out[int(row["owner"])].append((int(row["image_id"]), 1.0 - float(row["d"])))
+    return {owner: scored[:candidates] for owner, scored in out.items()}
+
+
+async def kth_scores(model: str, k: int, owners: list[int]) -> dict[int, float]:
+    """The rank-``k`` score of each owner's stored list (owners with shorter lists absent):
+    what a newcomer must reach to enter it."""
+    if not owners:
+        return {}
+    found = await rows(
+        "SELECT image_id, score FROM image_neighbors"
+        " WHERE model = {} AND rank = {} AND image_id = ANY({}::bigint[])",
+        model,
+        k,
+        owners,
+    )
+    return {int(row["image_id"]): float(row["score"]) for row in found}

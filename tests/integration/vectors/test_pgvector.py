@@ -1,0 +1,165 @@
+"""pgvector specifics: the migration enables it, a server without it falls back to exact
+with one line saying what to install, an existing install moves over while serving, and
+unpublished candidates crowding the top never shrink an answer."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from integration.embeddings import seed
+from integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
+from support.cli import rk
+
+from rk.core.config import VectorSettings
+from rk.core.plugins import RkPluginManager
+from rk.server.db.engine import close, connect
+from rk.server.db.migrate import migrate
+from rk.server.db.tables import ImageEmbedding
+from rk.server.services.embeddings import vector_bytes
+from rk.server.vectors.choose import open_vector_index
+from rk.server.vectors.db import rows
+from rk.server.vectors.exact import ExactIndex
+from rk.server.vectors.pg_spaces import spaces
+from rk.server.vectors.pgvector import PgvectorIndex
+
+
+async def test_the_migration_enables_the_extension(pgvector_dsn: str) -> None:
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    try:
+        found = await rows("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        assert found == [{"extversion": "0.6.2"}]
+    finally:
+        await close(engine)
+
+
+async def test_without_pgvector_startup_says_what_to_install_and_uses_exact(
+    pg_dsn: str, plugin_manager: RkPluginManager, caplog: pytest.LogCaptureFixture
+) -> None:
+    await migrate(pg_dsn)  # Debian's PostgreSQL here has no pgvector: the migration goes on
+    engine = await connect(pg_dsn)
+    try:
+        [row] = await rows("SELECT current_setting('server_version_num')::int / 10000 AS major")
+        with caplog.at_level(logging.WARNING, logger="rk.server"):
+            index = await open_vector_index(VectorSettings(), plugin_manager)
+        assert isinstance(index, ExactIndex)
+        [line] = [r.getMessage() for r in caplog.records if r.name == "rk.server"]
+        assert f"apt install postgresql-{row['major']}-pgvector" in line
+        assert line.endswith("using the exact index")
+        assert "\n" not in line
+    finally:
+        await close(engine)
+
+
+async def test_on_pgvector_auto_chooses_it(
+    pgvector_dsn: str, plugin_manager: RkPluginManager
+) -> None:
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    try:
+        index = await open_vector_index(VectorSettings(), plugin_manager)
+        assert isinstance(index, PgvectorIndex)
+        await index.close()
+        exact = await open_vector_index(VectorSettings(index="exact"), plugin_manager)
+        assert isinstance(exact, ExactIndex)
+    finally:
+        await close(engine)
+
+
+async def _bulk(rng: np.random.Generator, count: int) -> list[int]:
+    """Vectors written straight into image_embeddings, as an install before pgvector had them."""
+    article = await seed.article("before")
+    images = await seed.images(article, count)
+    await ImageEmbedding.insert(
+        *[
+            ImageEmbedding(
+                image_id=i, model=MODEL, kind="runway", dim=DIM, vector=vector_bytes(v.tolist())
+            )
+            for i, v in zip(images, clustered(rng, count), strict=True)
+        ]
+    )
+    return images
+
+
+async def test_an_existing_install_moves_over_while_search_keeps_answering(
+    pgvector_dsn: str, plugin_manager: RkPluginManager
+) -> None:
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    rng = np.random.default_rng(7)
+    try:
+        await _bulk(rng, 80)
+        index = PgvectorIndex(VectorSettings(reindex_batch=16))
+        [(space, count)] = await index.prepare()
+        assert count == 80
+        assert not space.ready
+        [query] = clustered(rng, 1)
+        want = await brute(query, 10)
+        # not ready: the exact index answers, and holds the vectors meanwhile
+        got = await index.search(MODEL, query, 10)
+        assert [i for i, _ in got] == [i for i, _ in want]
+        assert index.nbytes() > 0
+        # a save while the space fills is copied by the save itself
+        await show(plugin_manager, rng, "during", 5)
+        assert await index.open() is None  # starts the background fill
+        assert index._backfill is not None
+        await index._backfill
+        [space] = await spaces(MODEL)
+        assert space.ready
+        [n] = await rows(f"SELECT COUNT(*) AS n FROM {space.table}")
+        assert n["n"] == 85
+        want = await brute(query, 10)
+        got = await index.search(MODEL, query, 10)
+        assert [i for i, _ in got] == [i for i, _ in want]
+        assert index.nbytes() == 0  # served by pgvector, the exact copy dropped
+        await index.close()
+    finally:
+        await close(engine)
+
+
+async def test_unpublished_candidates_crowding_the_top_never_shrink_an_answer(
+    pgvector_dsn: str, plugin_manager: RkPluginManager
+) -> None:
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    rng = np.random.default_rng(8)
+    try:
+        [query] = clustered(rng, 1)
+        near = np.repeat(query[None, :], 300, axis=0) + 0.01 * rng.standard_normal((300, DIM))
+        hidden = await seed.article("hidden", status="pending")
+        hidden_images = await seed.images(hidden, 300)
+        await save(plugin_manager, hidden_images, near.astype(np.float32))
+        await show(plugin_manager, rng, "shown", 40)
+        index = PgvectorIndex(VectorSettings(ef_search=40))
+        got = await index.search(MODEL, query, 20)
+        assert [i for i, _ in got] == [i for i, _ in await brute(query, 20)]
+    finally:
+        await close(engine)
+
+
+async def test_rk_vectors_reindex_and_status(pgvector_dsn: str) -> None:
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    try:
+        await _bulk(np.random.default_rng(9), 50)
+    finally:
+        await close(engine)
+    env = {"RK_DATABASE": pgvector_dsn}
+    before = rk("vectors", "status", env=env, timeout=300)
+    assert before.returncode == 0, before.stderr
+    assert "index: pgvector" in before.stdout
+    assert f"{MODEL} runway {DIM}-d: 50 vectors, waiting" in before.stdout
+    done = rk("vectors", "reindex", "--model", MODEL, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith(f"pgvector index rebuilt: 50 vectors of model {MODEL}")
+    after = rk("vectors", "status", env=env, timeout=300)
+    assert "50 vectors, ready" in after.stdout
+    again = rk("vectors", "reindex", env=env, timeout=300)  # ready spaces: REINDEX CONCURRENTLY
+    assert again.returncode == 0, again.stderr
+    bad = rk("vectors", "reindex", env={**env, "RK_VECTORS_INDEX": "faiss"}, timeout=300)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [
+        "error: vectors.index: no vector index named 'faiss'; available: exact, pgvector"
+    ]

@@ -1,0 +1,63 @@
+"""PostgreSQL 16 with pgvector for the tests, from the ``pgserver`` package (a dev
+dependency): Debian's PostgreSQL 15 on these machines has no pgvector package."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+
+def _skip(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)  # pgserver cannot start here and not under CI=true
+
+
+@contextmanager
+def pgvector_server(root: Path) -> Iterator[str]:
+    """Start a private PostgreSQL 16 + pgvector under ``root``; yield its admin DSN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        try:
+            import pgserver
+        except ImportError:
+            _skip("pgserver is not installed (pip install -e '.[dev]')")
+        try:
+            server = pgserver.get_server(root, cleanup_mode="stop")
+        except Exception as exc:
+            _skip(f"pgserver did not start: {type(exc).__name__}: {exc}".splitlines()[0])
+    try:
+        yield server.get_uri()
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server.cleanup()
+
+
+async def _run(dsn: str, sql: str) -> None:
+    conn = await asyncpg.connect(dsn, timeout=10)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextmanager
+def fresh_pgvector_database(admin: str) -> Iterator[str]:
+    """An empty database on the pgvector server; its DSN (dropped afterwards)."""
+    name = f"rk_v_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_run(admin, f'CREATE DATABASE "{name}"'))
+    parts = urlsplit(admin)
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        asyncio.run(_run(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
