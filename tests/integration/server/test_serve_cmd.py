@@ -85,7 +85,7 @@ def serve(tmp_path: Path, images: ImageServer | None = None, **env: str) -> Iter
     settings = {
         "RK_SECURITY_ALLOW_PRIVATE_HOSTS": json.dumps(images.allow if images else []),
         "RK_QUEUES_POLL_INTERVAL_S": "0.05",
-        "RK_LOAD_PLUGINS": "s4_storage,queues,vogue,theimpression",
+        "RK_LOAD_PLUGINS": "s4_storage,queues,vectors,vogue,theimpression",
     }
     with log.open("wb") as out:
         proc = subprocess.Popen(

@@ -48,7 +48,7 @@ def env_for(data: Path, dsn: str, allow: list[str] | None = None) -> dict[str, s
         "RK_QUEUES_INGEST_STUCK_S": "1",
         "RK_QUEUES_INGEST_MAX_ATTEMPTS": "3",
         "RK_MEDIA_GC_INTERVAL_S": "0",
-        "RK_LOAD_PLUGINS": "s4_storage,queues,vogue,theimpression",
+        "RK_LOAD_PLUGINS": "s4_storage,queues,vectors,vogue,theimpression",
     }
 
 
