@@ -127,7 +127,8 @@ class IngestWorkers:
         log.info("ingest job %d: %s", job.id, done.note)
         if done.show is not None:
             notify(
-                self.pm.hook.rk_show_ingested,
+                self.pm,
+                "rk_show_ingested",
                 show=done.show,
                 article_id=done.article_id,
                 outcome=done.outcome,
@@ -135,7 +136,8 @@ class IngestWorkers:
         if done.status_change is not None:
             old, new = done.status_change
             notify(
-                self.pm.hook.rk_article_status_changed,
+                self.pm,
+                "rk_article_status_changed",
                 article_id=done.article_id,
                 old=old,
                 new=new,
