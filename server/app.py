@@ -119,9 +119,15 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             poll_interval_s=settings.queues.poll_interval_s,
             grace_s=settings.server.shutdown_grace_s,
         )
+        woken = workers.count > 0 and await state.queue.watch()
         workers.start()
         stack.push_async_callback(workers.stop)
-        log.info("ingest workers: %d (poll every %g s)", workers.count, workers.poll_interval_s)
+        log.info(
+            "ingest workers: %d (poll every %g s%s)",
+            workers.count,
+            workers.poll_interval_s,
+            ", woken by new jobs" if woken else "",
+        )
         sweeper = StorageSweeper(
             state.storage,
             interval_s=settings.media.gc_interval_s,
