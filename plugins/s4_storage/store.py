@@ -102,13 +102,18 @@ class ObjectStoreStorage:
             )
         raise ConfigError(f"s4_storage cannot open {self.scheme!r} URLs; use s3, file or memory")
 
-    def _checked(self, key: str) -> str:
-        """``key`` itself once it is known to be a media key that stays under the root."""
+    def _media_key(self, key: str) -> str:
+        """``key`` itself once it is known to be a media key (its shape only; no file looked at)."""
         if not is_media_key(key):
             raise InvalidKey(
                 f"key {key[:80]!r} is not a media key (runway/<sha1>.jpg, street/<sha1>.jpg "
                 "or thumb/<sha1>.jpg)"
             )
+        return key
+
+    def _checked(self, key: str) -> str:
+        """``key`` itself once it is known to be a media key that stays under the root."""
+        self._media_key(key)
         if self._root is not None and not (self._root / key).resolve().is_relative_to(self._root):
             raise InvalidKey(f"key {key!r} resolves outside the storage root")
         return key
@@ -235,7 +240,7 @@ class ObjectStoreStorage:
         """A GET URL: the backend's ``/media`` route, the public base URL, or a presigned GET."""
         import obstore
 
-        self._checked(key)
+        self._media_key(key)  # a URL touches no file; whoever serves it checks the root
         if self._s3 is None:
             return media_url(self.context.backend_url, key)
         if self._s3.public_base_url:

@@ -129,7 +129,7 @@ class ArticlePages(Controller):
         found = await review(
             storage, path_id(article_id, "article"), settings.admin.duplicate_score
         )
-        context = {"article": found, "next_id": await next_pending(found.id)}
+        context = {"article": found, "next_id": found.next_id}
         return admin_page(request, "admin/article.html", context)
 
     @post("/{article_id:str}/{action:str}", name="admin:article-action", status_code=303)
@@ -152,7 +152,7 @@ class ArticlePages(Controller):
         except StaleArticle as exc:
             state = request.app.state
             found = await review(state.storage, number, state.settings.admin.duplicate_score)
-            context = {"article": found, "next_id": await next_pending(number)}
+            context = {"article": found, "next_id": found.next_id}
             message = f"Nothing was changed: {exc}. Look again, then decide."
             return form_error(request, "admin/article.html", context, "form", message, 409)
         following = await next_pending(number) if action != "delete" else None

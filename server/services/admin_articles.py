@@ -111,6 +111,8 @@ class ArticleReview(Struct, frozen=True, kw_only=True):
     details: list[Picture]
     audit: list[AuditEntry]
     duplicates: list[Duplicate]
+    next_id: int | None
+    """The next article to review (``next_pending``), read with the article."""
 
 
 def check_tab(tab: str) -> Tab:
@@ -163,50 +165,66 @@ async def covers(storage: Storage, items: list[dict[str, Any]]) -> dict[int, Pic
     return result
 
 
-async def image_counts(ids: list[int]) -> dict[int, int]:
-    """How many images each article has."""
-    if not ids:
-        return {}
-    found = await rows(
-        f"SELECT article_id, COUNT(*) AS n FROM images WHERE article_id IN ({marks(len(ids))})"
-        " GROUP BY article_id",
-        *ids,
-    )
-    return {int(row["article_id"]): int(row["n"]) for row in found}
+LISTED_IMAGE = (
+    "i.id AS cover_id, i.article_id AS cover_article_id, i.role AS cover_role,"
+    " i.position AS cover_position, i.key AS cover_key, i.thumb_key AS cover_thumb_key,"
+    " i.width AS cover_width, i.height AS cover_height, i.look_number AS cover_look_number,"
+    " i.model_name AS cover_model_name"
+)
+"""``IMAGE_COLUMNS`` of a listed row's cover, prefixed so they do not clash with the article's."""
+
+
+def cover_row(row: dict[str, Any]) -> dict[str, Any] | None:
+    """The cover image columns of a listed row under ``IMAGE_COLUMNS`` names (None: no image)."""
+    if row["cover_id"] is None:
+        return None
+    return {name[6:]: value for name, value in row.items() if name.startswith("cover_")}
 
 
 async def _fetch(
     storage: Storage | None, where: list[str], args: list[object], limit: int
 ) -> tuple[list[ArticleRow], bool]:
-    """Article rows matching ``where`` newest first, and whether more follow."""
+    """Article rows matching ``where`` newest first, and whether more follow.
+
+    One statement: the page's rows with their image count and the id of their cover (the
+    first stored image) in an inner query, then the cover's columns joined to those rows.
+    """
     found = await rows(
-        f"SELECT {ARTICLE_COLUMNS} FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
-        f" WHERE {' AND '.join(where)} ORDER BY a.id DESC LIMIT {{}}",
+        f"SELECT p.*, {LISTED_IMAGE} FROM (SELECT {ARTICLE_COLUMNS},"
+        " (SELECT COUNT(*) FROM images c WHERE c.article_id = a.id) AS images,"
+        " (SELECT MIN(m.id) FROM images m WHERE m.article_id = a.id) AS first_image"
+        " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
+        f" WHERE {' AND '.join(where)} ORDER BY a.id DESC LIMIT {{}}) p"
+        " LEFT JOIN images i ON i.id = p.first_image ORDER BY p.id DESC",
         *args,
         limit + 1,
     )
     more, found = len(found) > limit, found[:limit]
-    ids = [int(row["id"]) for row in found]
-    pictures = await covers(storage, found) if storage is not None else {}
-    counts = await image_counts(ids)
-    items = [
-        ArticleRow(
-            id=int(row["id"]),
-            title=str(row["title"]),
-            brand=str(row["brand"]),
-            brand_uid=str(row["brand_uid"]),
-            season=str(row["season"]),
-            city=str(row["city"]),
-            source=str(row["source"]),
-            kind=str(row["kind"]),
-            status=visible_status(str(row["status"]), int(row["deleted_at"])),
-            images=counts.get(int(row["id"]), 0),
-            created_at=int(row["created_at"]),
-            updated_at=int(row["updated_at"]),
-            cover=pictures.get(int(row["id"])),
+    items = []
+    for row in found:
+        image = cover_row(row) if storage is not None else None
+        cover = None
+        if image is not None and storage is not None:
+            cover = await picture(
+                storage, image, str(row["brand"]), str(row["season"]), str(row["title"])
+            )
+        items.append(
+            ArticleRow(
+                id=int(row["id"]),
+                title=str(row["title"]),
+                brand=str(row["brand"]),
+                brand_uid=str(row["brand_uid"]),
+                season=str(row["season"]),
+                city=str(row["city"]),
+                source=str(row["source"]),
+                kind=str(row["kind"]),
+                status=visible_status(str(row["status"]), int(row["deleted_at"])),
+                images=int(row["images"]),
+                created_at=int(row["created_at"]),
+                updated_at=int(row["updated_at"]),
+                cover=cover,
+            )
         )
-        for row in found
-    ]
     return items, more
 
 
@@ -331,21 +349,29 @@ async def duplicates(storage: Storage, article_id: int, min_score: float) -> lis
 
 
 async def review(storage: Storage, article_id: int, min_score: float) -> ArticleReview:
-    """The article with every look and detail in order, its audit and possible duplicates."""
+    """The article with every look and detail in order, its audit and possible duplicates.
+
+    One statement reads the article, the next pending one, whether it has audit entries or
+    neighbours at ``min_score``, and its images (one row each; one row of NULLs when it has
+    none); the audit and the duplicates are read only when there are some.
+    """
     found = await rows(
-        f"SELECT {ARTICLE_COLUMNS} FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
-        " WHERE a.id = {}",
+        f"SELECT p.*, {LISTED_IMAGE} FROM (SELECT {ARTICLE_COLUMNS},"
+        " (SELECT n.id FROM articles n WHERE n.status = 'pending' AND n.deleted_at = 0"
+        " AND n.id < a.id ORDER BY n.id DESC LIMIT 1) AS next_id,"
+        " EXISTS (SELECT 1 FROM moderation_audit m WHERE m.article_id = a.id) AS audited,"
+        " EXISTS (SELECT 1 FROM images d JOIN image_neighbors n ON n.image_id = d.id"
+        " WHERE d.article_id = a.id AND n.score >= {}) AS neighboured"
+        " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id WHERE a.id = {} LIMIT 1) p"
+        " LEFT JOIN images i ON i.article_id = p.id ORDER BY i.role DESC, i.position, i.id",
+        min_score,
         article_id,
     )
     if not found:
         raise UnknownArticle(f"article {article_id} does not exist")
     row = found[0]
     brand, season, title = str(row["brand"]), str(row["season"]), str(row["title"])
-    images = await rows(
-        f"SELECT {IMAGE_COLUMNS} FROM images i WHERE i.article_id = {{}}"
-        " ORDER BY i.role DESC, i.position, i.id",
-        article_id,
-    )
+    images = [image for image in map(cover_row, found) if image is not None]
     pictures = [await picture(storage, image, brand, season, title) for image in images]
     return ArticleReview(
         id=article_id,
@@ -367,8 +393,9 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
         updated_at=int(row["updated_at"]),
         looks=[p for p in pictures if p.role == "look"],
         details=[p for p in pictures if p.role != "look"],
-        audit=await article_audit(article_id),
-        duplicates=await duplicates(storage, article_id, min_score),
+        audit=await article_audit(article_id) if row["audited"] else [],
+        duplicates=await duplicates(storage, article_id, min_score) if row["neighboured"] else [],
+        next_id=None if row["next_id"] is None else int(row["next_id"]),
     )
 
 

@@ -155,3 +155,27 @@ async def test_possible_duplicates_are_listed(console: Backend) -> None:
     assert f'href="/admin/articles/{other}"' not in page.text
     alone = await console.client.get(f"/admin/articles/{other}", headers=HTML)
     assert "Possible duplicates" not in alone.text
+
+
+async def test_review_page_links_the_next_pending_and_shows_history(console: Backend) -> None:
+    archive = Archive()
+    older = await add_show(console.storage, archive, "older", brand="Acne", status="pending")
+    await add_show(console.storage, archive, "live", brand="Acne")
+    newer = await add_show(console.storage, archive, "newer", brand="Acne", status="pending")
+    await account("mo", "moderator")
+    await sign_in(console.client, "mo")
+    page = await console.client.get(f"/admin/articles/{newer}", headers=HTML)
+    assert f'<a class="btn" href="/admin/articles/{older}">Next pending' in page.text
+    assert "No decision yet" in page.text
+    last = await console.client.get(f"/admin/articles/{older}", headers=HTML)
+    assert "Next pending" not in last.text
+    await post_form(
+        console.client,
+        f"/admin/articles/{newer}",
+        f"/admin/articles/{newer}/reject",
+        {"expected": "pending"},
+    )
+    decided = await console.client.get(f"/admin/articles/{newer}", headers=HTML)
+    assert '<ul class="audit-list">' in decided.text
+    assert "<strong>mo</strong> (web)" in decided.text
+    assert "No decision yet" not in decided.text
