@@ -10,9 +10,11 @@ served stale, across any number of backend processes. The cache is a bounded LRU
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from email.utils import formatdate
 from typing import Any
 
 from litestar import Request
@@ -24,13 +26,29 @@ MAX_ENTRIES = 4096
 MAX_BYTES = 128 * 1024 * 1024
 
 
+def etag_of(body: bytes) -> str:
+    """A strong ETag of ``body``."""
+    return '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+
+
 @dataclass(frozen=True)
 class Rendered:
-    """One answer as sent: body, media type, Last-Modified (0 = none)."""
+    """One answer as sent: body, media type, its ETag and Last-Modified header ("" = none).
+
+    Made by ``Rendered.of``: the hash and the date are worked out once per rendering, not
+    once per request that is answered from the cache.
+    """
 
     body: bytes
     media_type: str
-    last_modified: int
+    etag: str
+    last_modified: str
+
+    @classmethod
+    def of(cls, body: bytes, media_type: str, last_modified: int = 0) -> Rendered:
+        """``body`` with its ETag; ``last_modified`` in unix seconds, 0 = none."""
+        date = formatdate(last_modified, usegmt=True) if last_modified > 0 else ""
+        return cls(body, media_type, etag_of(body), date)
 
 
 @dataclass(frozen=True)
@@ -88,7 +106,6 @@ def counters_of(state: State) -> CounterReads:
 
 async def cached(
     request: Request[Any, Any, Any],
-    state: State,
     render: Callable[[], Awaitable[Rendered]],
     *,
     neighbours: bool = False,
@@ -99,9 +116,11 @@ async def cached(
     The counters are read before rendering: a change committed meanwhile leaves the entry
     under the older counters, where the next request will not use it.
     """
+    state = request.app.state
     changes: Changes = await counters_of(state).read()
     valid_for = (changes.content, changes.neighbours if neighbours else 0)
-    key = f"{request.url.path}?{request.url.query}"
+    scope = request.scope
+    key = f"{scope['path']}?{scope['query_string'].decode('latin-1')}"
     cache = cache_of(state)
     hit = cache.get(key, valid_for)
     if hit is not None:
