@@ -13,7 +13,7 @@ from litestar.params import QueryParameter
 from msgspec import Struct
 
 from rk.server.public.http_cache import render_json, send
-from rk.server.public.page_cache import Rendered, cached
+from rk.server.public.page_cache import Rendered, cached, serve_cached
 from rk.server.public.pages import model_of, newest, storage_of
 from rk.server.public.params import (
     Before,
@@ -49,6 +49,7 @@ class PublicApi(Controller):
 
     path = "/api"
     tags = ("public",)
+    middleware = (serve_cached,)
 
     @get("/shows", summary="Published shows, newest first, filtered, keyset-paged")
     async def shows(

@@ -2,7 +2,7 @@
 
 The ETag is a hash of the bytes sent, so it changes exactly when the answer does: a
 publish or unpublish changes the next rendered page, and with it the ETag. Pages may be
-kept by a browser or a CDN for ``MAX_AGE_S`` seconds, then must be revalidated, which
+kept by a browser or a CDN for ``page_cache.MAX_AGE_S`` seconds, then must be revalidated, which
 costs a 304 when nothing changed. Only ``If-None-Match`` is honoured: ``Last-Modified``
 (the newest change among the articles shown) is informative, because one second is too
 coarse to tell two changes apart and an unpublished article leaves no newer time behind.
@@ -15,10 +15,8 @@ from typing import Any
 import msgspec
 from litestar import MediaType, Request, Response
 
-from rk.server.public.page_cache import Rendered
+from rk.server.public.page_cache import CACHE_CONTROL, Rendered
 
-MAX_AGE_S = 30
-CACHE_CONTROL = f"public, max-age={MAX_AGE_S}"
 NO_STORE = "no-store"
 
 

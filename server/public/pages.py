@@ -12,7 +12,7 @@ from litestar import Controller, Request, Response, get
 
 from rk.core.storage import Storage
 from rk.server.public.http_cache import render_html, send
-from rk.server.public.page_cache import Rendered, cached
+from rk.server.public.page_cache import Rendered, cached, serve_cached
 from rk.server.public.params import (
     Before,
     Brand,
@@ -57,6 +57,7 @@ class PublicPages(Controller):
 
     include_in_schema = False
     tags = ("public",)
+    middleware = (serve_cached,)
 
     @get("/", name="public:home")
     async def home(
