@@ -49,6 +49,7 @@ def payload(brand_uid: str = "", looks: int = 40) -> bytes:
     """A realistic runway show: its brand and 40 looks, each with a URL."""
     show = ShowIngest(
         source="vogue",
+        kind="runway",
         brand=BrandRef(uid=brand_uid, name="Maison Aurele") if brand_uid else None,
         show_key="spring-2025-ready-to-wear/maison-aurele",
         title="Maison Aurèle Spring 2025 Ready-to-Wear",

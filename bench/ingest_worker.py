@@ -185,7 +185,7 @@ async def rk_ingest(port: int, shows: int, concurrency: int, workers: int, data:
         server=ServerSettings(port=backend_port, workers=workers),
         ingest=IngestSettings(secret=SECRET),
         media=MediaSettings(concurrency=concurrency),
-        security=SecuritySettings(allow_private_hosts=["127.0.0.1"]),
+        security=SecuritySettings(allow_private_hosts=[f"127.0.0.1:{port}"]),
         queues=QueueSettings(poll_interval_s=0.05),
     )
     server = uvicorn.Server(
@@ -208,6 +208,7 @@ async def rk_ingest(port: int, shows: int, concurrency: int, workers: int, data:
             for show in range(shows):
                 payload = ShowIngest(
                     source="vogue",
+                    kind="runway",
                     show_key=f"bench/show-{show}",
                     title=f"Bench show {show}",
                     looks=[

@@ -1,13 +1,17 @@
 """Ingest-queue throughput: jobs claimed + completed per second, by engine and worker count.
 
-Each worker is an asyncio task with its own ``JobQueue`` (own backend, own connection), so
-the database alone arbitrates, as it would between backend processes. The 1-worker row
-of each engine is the baseline measured in the same run; the last column compares to it.
+Each worker is an asyncio task. In the ``own`` layout each has its own ``JobQueue`` (own
+backend, own connection), so the database alone arbitrates, as it would between backend
+processes; in the ``shared`` layout they share one, as the workers of one server process
+do (their claims and completions then go to the database together). The 1-worker row of
+each engine and layout is the baseline measured in the same run; the last column compares
+to it.
 Every row is ``--repeat`` timed rounds of ``--seconds`` each over a queue filled beforehand
 (so no round runs dry); the best is shown with the worst and the spread between them.
 
     .venv/bin/python -m bench.job_queue [--seconds 5] [--repeat 3] [--workers 1,4,16]
                                         [--engines postgresql,sqlite] [--pg-dsn DSN]
+                                        [--layouts own,shared]
 
 PostgreSQL runs in a throw-away database created through ``--pg-dsn`` (default
 ``$RK_TEST_PG_DSN`` or postgres@127.0.0.1/test) and dropped afterwards; SQLite in a
@@ -30,6 +34,8 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from rk.core.config import QueueSettings
+from rk.core.queues import get_queue_backend
+from rk.server.db.database import default_pool_size, open_database
 from rk.server.db.migrate import migrate
 from rk.server.queues.engine import JobQueue
 
@@ -100,14 +106,21 @@ async def drain(queues: list[JobQueue], seconds: float) -> tuple[int, float, boo
     return sum(counts), time.perf_counter() - start, dry
 
 
-async def measure(dsn: str, workers: int, seconds: float, repeats: int) -> list[float]:
+async def measure(
+    dsn: str, workers: int, seconds: float, repeats: int, shared: bool
+) -> list[float]:
     """claim+complete/s of ``repeats`` rounds of ``seconds`` each, over one filled queue.
 
     A short untimed drain estimates the rate, so the queue is filled once with enough jobs
     that no timed round runs dry (a round that does is rerun with more jobs).
     """
     settings = QueueSettings()
-    queues = [await JobQueue.open(dsn, settings) for _ in range(workers)]
+    if shared:  # over a database sized as the server sizes its own for ``workers``
+        db = await open_database(dsn, pool_size=default_pool_size(workers))
+        one = JobQueue(get_queue_backend(dsn)(db), settings, db=db, owns_db=True)
+        queues = [one] * workers
+    else:
+        queues = [await JobQueue.open(dsn, settings) for _ in range(workers)]
     try:
         await fill(dsn, 500)
         done, elapsed, _ = await drain(queues, 60)
@@ -122,26 +135,27 @@ async def measure(dsn: str, workers: int, seconds: float, repeats: int) -> list[
             rates.append(done / elapsed)
         return rates
     finally:
-        for queue in queues:
+        for queue in set(queues):
             await queue.close()
 
 
 async def bench_engine(
     name: str, db: Callable[[], AbstractAsyncContextManager[str]], args: argparse.Namespace
 ) -> None:
-    """One engine: a fresh database per worker count, a row each (best of the rounds)."""
-    baseline: float | None = None
-    for count in [int(w) for w in args.workers.split(",")]:
-        async with db() as dsn:
-            await migrate(dsn)
-            rates = await measure(dsn, count, args.seconds, args.repeat)
-        best = max(rates)
-        baseline = baseline or best
-        spread = (best - min(rates)) / best * 100
-        print(
-            f"| {name:<10} | {count:>7} | {best:>12.0f} | {min(rates):>8.0f} "
-            f"| {spread:>6.1f}% | {best / baseline:>11.2f}x |"
-        )
+    """One engine: a fresh database per layout and worker count, a row each (best round)."""
+    for layout in args.layouts.split(","):
+        baseline: float | None = None
+        for count in [int(w) for w in args.workers.split(",")]:
+            async with db() as dsn:
+                await migrate(dsn)
+                rates = await measure(dsn, count, args.seconds, args.repeat, layout == "shared")
+            best = max(rates)
+            baseline = baseline or best
+            spread = (best - min(rates)) / best * 100
+            print(
+                f"| {name:<10} | {layout:<6} | {count:>7} | {best:>12.0f} | {min(rates):>8.0f} "
+                f"| {spread:>6.1f}% | {best / baseline:>11.2f}x |"
+            )
 
 
 async def main() -> None:
@@ -152,6 +166,7 @@ async def main() -> None:
     parser.add_argument("--workers", default="1,4,16", help="worker counts (default 1,4,16)")
     parser.add_argument("--pg-dsn", default=DEFAULT_PG, help="where to create the PG database")
     parser.add_argument("--engines", default="postgresql,sqlite", help="engines to measure")
+    parser.add_argument("--layouts", default="own,shared", help="queue per worker, or one")
     args = parser.parse_args()
     engines: dict[str, Callable[[], AbstractAsyncContextManager[str]]] = {
         "postgresql": lambda: postgres_db(args.pg_dsn),
@@ -161,8 +176,8 @@ async def main() -> None:
         f"{args.repeat} rounds of {args.seconds:g} s per row, the best shown; "
         f"load average {os.getloadavg()[0]:.1f} at start"
     )
-    print("| engine     | workers | claim+done/s | worst/s | spread | vs 1 worker |")
-    print("|------------|---------|--------------|---------|--------|-------------|")
+    print("| engine     | layout | workers | claim+done/s | worst/s | spread | vs 1 worker |")
+    print("|------------|--------|---------|--------------|---------|--------|-------------|")
     for name in args.engines.split(","):
         await bench_engine(name, engines[name], args)
 

@@ -96,7 +96,9 @@ async def direct(endpoint: str, urls: list[str], concurrency: int) -> tuple[floa
     """rk's direct-upload path over one show holding every image."""
     settings = spider_settings(concurrency)
     looks = [Look(number=n, image=ImageRef(url=url)) for n, url in enumerate(urls, start=1)]
-    show = ShowIngest(source="vogue", show_key="bench/show", title="bench", looks=looks)
+    show = ShowIngest(
+        source="vogue", kind="runway", show_key="bench/show", title="bench", looks=looks
+    )
     async with BackendClient(endpoint, SECRET) as client, polite_client(settings.spider) as http:
         uploader = MediaUploader(client, http, settings)
         start = time.perf_counter()

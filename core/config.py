@@ -10,15 +10,20 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 import yaml
-from msgspec import Struct
+from msgspec import Meta, Struct
 
 from rk.core.errors import ConfigError
 
 MiB = 1024 * 1024
+
+
+HOST_PORT = r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):[0-9]{1,5}$"
+HostPort = Annotated[str, Meta(pattern=HOST_PORT)]
+"""``host:port`` (``[v6]:port``): an SSRF exception names the one service it lets through."""
 
 
 class Section(Struct, kw_only=True, forbid_unknown_fields=True):
@@ -110,7 +115,7 @@ class SecuritySettings(Section):
     """Request signing and SSRF protection."""
 
     clock_skew_s: int = 300
-    allow_private_hosts: list[str] = []
+    allow_private_hosts: list[HostPort] = []
 
 
 class QueueSettings(Section):
@@ -211,6 +216,7 @@ def _describe(err: msgspec.ValidationError) -> tuple[str, str]:
     if unknown:
         key = f"{key}.{unknown.group(1)}".lstrip(".")
         message = "a known setting (this key does not exist)"
+    message = message.replace(f"`str` matching regex {HOST_PORT!r}", "host:port (127.0.0.1:8000)")
     return key or "(top level)", message[0].lower() + message[1:]
 
 

@@ -37,6 +37,7 @@ from rk.core.wire import (
     PendingImage,
     VisionEmbedRequest,
     VisionEmbedResponse,
+    printable,
 )
 
 IN_FLIGHT = 1
@@ -281,7 +282,7 @@ class EmbedWorker:
         shown.advance(len(fetched))
 
     def _failure(self, item: PendingImage, error: str) -> EmbeddingFailure:
-        return EmbeddingFailure(kind=self.kind, image_id=item.image_id, error=error[:2000])
+        return EmbeddingFailure(kind=self.kind, image_id=item.image_id, error=printable(error))
 
     def _vectors(
         self, good: list[Fetched], result: EmbedResult

@@ -82,7 +82,14 @@ def rk_register_embedders() -> list[type[Embedder]]:
 
 @hookspec
 def rk_register_queues() -> list[type[QueueBackend]]:
-    """Register job-queue backends keyed by database scheme (``postgresql``, ``sqlite``).
+    """Register ingest-job queue backends keyed by database scheme (``postgresql``, ``sqlite``).
+
+    The contract is narrower than "any database": rk's tables, migrations and crawl-task
+    store run on SQLite and PostgreSQL only, and the crawl-task store is not pluggable.
+    A queue backend is therefore another implementation of ``QueueBackend`` (the
+    ``ingest_jobs`` SQL) for one of those two schemes. The built-in ``queues`` plugin
+    registers both; a plugin registering one of them too is a PluginConflict, so load it
+    with ``RK_LOAD_PLUGINS`` naming the plugins to use and leaving ``queues`` out.
 
     When: once per backend process, when the ``database`` setting is resolved.
     Returns: a list of QueueBackend classes, each with a ``schemes`` ClassVar tuple.
@@ -91,7 +98,7 @@ def rk_register_queues() -> list[type[QueueBackend]]:
 
         @hookimpl
         def rk_register_queues():
-            return [MysqlQueue]  # schemes = ("mysql",)
+            return [AdvisoryLockQueue]  # schemes = ("postgresql",)
     """
 
 

@@ -11,8 +11,9 @@ from rk.core.errors import InvalidKey
 Kind = Literal["runway", "street"]
 KINDS: tuple[Kind, ...] = ("runway", "street")
 
-CONTENT_KEY = re.compile(r"^(runway|street)/([0-9a-f]{40})\.jpg$")
-THUMB_KEY = re.compile(r"^thumb/([0-9a-f]{40})\.jpg$")
+CONTENT_KEY = re.compile(r"^(runway|street)/([0-9a-f]{40})\.jpg\Z")
+THUMB_KEY = re.compile(r"^thumb/([0-9a-f]{40})\.jpg\Z")
+r"""``\Z``, not ``$``: ``$`` also matches before a trailing newline (``…jpg\n``)."""
 
 
 def sha1_hex(data: bytes) -> str:

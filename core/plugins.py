@@ -104,17 +104,59 @@ def plugin_info(pm: RkPluginManager) -> list[PluginInfo]:
     return [infos[name] for name in sorted(infos)]
 
 
+def _is_wrapper(impl: pluggy.HookImpl) -> bool:
+    return bool(impl.wrapper or impl.hookwrapper)
+
+
+def _call_order(hook: pluggy.HookCaller) -> list[pluggy.HookImpl]:
+    """The non-wrapper implementations in the order pluggy calls them (tryfirst first)."""
+    return [impl for impl in reversed(hook.get_hookimpls()) if not _is_wrapper(impl)]
+
+
+def _one_plugin(pm: pluggy.PluginManager, hook_name: str, keep: pluggy.HookImpl) -> Any:
+    """A pluggy hook caller for ``keep``'s plugin alone, with every wrapper still around it."""
+    hook = getattr(pm.hook, hook_name)
+    others = [impl.plugin for impl in _call_order(hook) if impl.plugin is not keep.plugin]
+    return pm.subset_hook_caller(hook_name, remove_plugins=others)
+
+
+def _record_failure(pm: pluggy.PluginManager, plugin: str, hook_name: str, exc: Exception) -> None:
+    error = f"{hook_name}: {type(exc).__name__}: {exc}".splitlines()[0]
+    if isinstance(pm, RkPluginManager):
+        pm.load_errors.setdefault(plugin, error)
+    log.warning("plugin %s failed in %s", plugin, error)
+
+
 def collect(pm: pluggy.PluginManager, hook_name: str) -> list[tuple[str, list[Any]]]:
-    """Call a registration hook on each plugin separately, keeping who returned what."""
+    """Call a registration hook through pluggy, keeping which plugin returned what.
+
+    One ``pm.hook.<name>()`` call, so tracing, wrappers and ordering work as pluggy
+    documents; pluggy returns one result per implementation in call order. When a plugin
+    raises (e.g. a missing optional dependency), each implementation is called again on
+    its own so the failing one is recorded and the others still register.
+    """
+    hook = getattr(pm.hook, hook_name)
+    order = _call_order(hook)
+    try:
+        results = hook()
+    except Exception:
+        return _collect_one_by_one(pm, hook_name, order)
+    if len(results) == len(order):
+        return [(impl.plugin_name, list(r or [])) for impl, r in zip(order, results, strict=True)]
+    return [("(a hook wrapper)", [item for r in results for item in r or []])]
+
+
+def _collect_one_by_one(
+    pm: pluggy.PluginManager, hook_name: str, order: list[pluggy.HookImpl]
+) -> list[tuple[str, list[Any]]]:
     results: list[tuple[str, list[Any]]] = []
-    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+    for impl in order:
         try:
-            results.append((impl.plugin_name, list(impl.function() or [])))
-        except Exception as exc:  # e.g. a missing optional dependency of one plugin
-            error = f"{hook_name}: {type(exc).__name__}: {exc}".splitlines()[0]
-            if isinstance(pm, RkPluginManager):
-                pm.load_errors.setdefault(impl.plugin_name, error)
-            log.warning("plugin %s failed in %s", impl.plugin_name, error)
+            answers = _one_plugin(pm, hook_name, impl)()
+        except Exception as exc:
+            _record_failure(pm, impl.plugin_name, hook_name, exc)
+            continue
+        results.append((impl.plugin_name, [item for r in answers for item in r or []]))
     return results
 
 
@@ -125,13 +167,17 @@ def registry_of(
     return build_registry(family, collect(pm, hook_name), keys_of)
 
 
-def notify(hook: pluggy.HookCaller, **kwargs: Any) -> list[Any]:
-    """Dispatch an event to every implementation; each failure is logged and skipped."""
+def notify(pm: pluggy.PluginManager, hook_name: str, **kwargs: Any) -> list[Any]:
+    """Dispatch an event to every implementation through pluggy; failures are logged, skipped.
+
+    Each implementation is its own pluggy call (a subset hook caller that keeps every
+    wrapper), in pluggy's order: a plain hook call would stop at the first plugin that
+    raises, and events never break the pipeline.
+    """
     results: list[Any] = []
-    for impl in reversed(hook.get_hookimpls()):
+    for impl in _call_order(getattr(pm.hook, hook_name)):
         try:
-            args = {name: kwargs[name] for name in impl.argnames}
-            results.append(impl.function(**args))
+            results += _one_plugin(pm, hook_name, impl)(**kwargs)
         except Exception:
-            log.exception("plugin %s failed in %s", impl.plugin_name, hook.name)
+            log.exception("plugin %s failed in %s", impl.plugin_name, hook_name)
     return results

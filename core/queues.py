@@ -7,6 +7,7 @@ was reclaimed after the stuck timeout therefore cannot finish it a second time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pluggy
@@ -47,6 +48,14 @@ class QueueBackend(Protocol):
         """Insert a pending job, due now, and return its id."""
         ...
 
+    async def watch(self, wake: Callable[[], None]) -> bool:
+        """Call ``wake()`` whenever a job is enqueued (by any process the engine can hear).
+
+        Idle workers then claim at once instead of at their next poll; False when it cannot.
+        A job enqueued inside a transaction wakes no earlier than its commit.
+        """
+        ...
+
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
         """Atomically take the claimable job that has been due longest, or None.
 
@@ -57,12 +66,29 @@ class QueueBackend(Protocol):
         """
         ...
 
+    async def claim_many(
+        self, now: int, stuck_before: int, max_attempts: int, limit: int
+    ) -> list[Job]:
+        """Claim up to ``limit`` jobs at once, as ``limit`` calls of ``claim`` in a row would.
+
+        One statement (or one transaction) for all of them: the engine claims for every
+        worker waiting at that moment in one round trip. The jobs come in claim order.
+        """
+        ...
+
     async def lost(self, stuck_before: int, max_attempts: int, limit: int) -> list[Job]:
         """Processing jobs past the stuck timeout that have no attempt left."""
         ...
 
     async def complete(self, job: Job, outcome: str, note: str, now: int) -> bool:
         """Mark the claimed job done with its outcome and note."""
+        ...
+
+    async def complete_many(self, done: list[tuple[Job, str, str]], now: int) -> list[bool]:
+        """``complete`` for each ``(job, outcome, note)`` in one statement or transaction.
+
+        One result per item, in order; a claim listed twice is held by its first item only.
+        """
         ...
 
     async def retry(self, job: Job, error: str, now: int, next_attempt_at: int) -> bool:
@@ -84,6 +110,14 @@ class QueueBackend(Protocol):
     async def close(self) -> None:
         """Release what the backend holds itself (not the shared database)."""
         ...
+
+
+def unique_claims(done: list[tuple[Job, str, str]]) -> dict[tuple[int, int], int]:
+    """Each claim ``(id, attempts)`` in a ``complete_many`` batch → the index of its first item."""
+    first: dict[tuple[int, int], int] = {}
+    for i, (job, _, _) in enumerate(done):
+        first.setdefault((job.id, job.attempts), i)
+    return first
 
 
 def queue_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[QueueBackend]]:

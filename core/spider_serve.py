@@ -27,7 +27,7 @@ from rk.core.client import (
 from rk.core.crawler import CrawlStats, ShowUploader, crawl
 from rk.core.logs import log_ids
 from rk.core.sources import BrandTarget, Source
-from rk.core.wire import CrawlResult, CrawlTask, ShowIngest
+from rk.core.wire import CrawlResult, CrawlTask, ShowIngest, printable
 
 log = logging.getLogger("rk.spider")
 
@@ -188,7 +188,7 @@ class SpiderServer:
                 worker=worker,
                 status="done",
                 shows_submitted=stats.shows,
-                error="; ".join(stats.errors)[:2000],
+                error=printable("; ".join(stats.errors)),
             )
             detail = f" ({stats.summary()})"
         except asyncio.CancelledError:
@@ -200,7 +200,7 @@ class SpiderServer:
         except Exception as exc:
             log.exception("[serve] %s task %d failed", worker, task.id)
             result = CrawlResult(
-                worker=worker, status="failed", error=f"{type(exc).__name__}: {exc}"[:2000]
+                worker=worker, status="failed", error=printable(f"{type(exc).__name__}: {exc}")
             )
         finally:
             beat.cancel()

@@ -19,14 +19,33 @@ import asyncio
 import io
 import math
 import os
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from functools import cache
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 JPEG_QUALITY = 85
 BACKGROUND = (255, 255, 255)
+MAX_PIXELS = 40_000_000
+"""The most pixels rk decodes from one image (after JPEG draft scaling): 160 MB as RGBA.
+
+A 657 KB PNG can claim 13000×13000 RGBA pixels (676 MB decoded); sizes are read from the
+header and checked before any pixel is decoded."""
+BIG_PIXELS = 4_000_000
+"""Decodes above this size (a large original, not a runway photo) take a ``BIG_DECODES`` slot."""
+BIG_DECODES = threading.BoundedSemaphore(2)
+"""At most two big decodes at once per process: peak memory stays near the thumbnail pool's
+threads × ``BIG_PIXELS`` plus 2 × ``MAX_PIXELS``, four bytes a pixel, whatever arrives."""
+
+
+def pixel_problem(width: int, height: int, max_pixels: int = MAX_PIXELS) -> str | None:
+    """Why an image of this size is not decoded (too many pixels), or None."""
+    if width * height <= max_pixels:
+        return None
+    return f"too many pixels ({width}×{height}; at most {max_pixels / 1e6:g} Mpx)"
 
 
 def _draft(img: Image.Image, shortest_side: int) -> None:
@@ -53,28 +72,33 @@ def _flatten(img: Image.Image) -> Image.Image:
     return img if img.mode == "RGB" else img.convert("RGB")
 
 
-def make_thumbnail(data: bytes, shortest_side: int) -> bytes | None:
-    """The JPEG thumbnail of ``data``, or None when the bytes are not a decodable image."""
+def _shrink(original: Image.Image, shortest_side: int) -> bytes:
+    """Decode, orient, flatten and resize ``original``; the thumbnail's JPEG bytes."""
+    img = _flatten(ImageOps.exif_transpose(original))
+    width, height = img.size
+    if min(width, height) > shortest_side:
+        scale = shortest_side / min(width, height)
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        img = img.resize(size, Image.Resampling.BICUBIC, reducing_gap=3.0)
+    out = io.BytesIO()
+    img.save(out, "JPEG", quality=JPEG_QUALITY)
+    return out.getvalue()
+
+
+def make_thumbnail(data: bytes, shortest_side: int, max_pixels: int = MAX_PIXELS) -> bytes | None:
+    """The JPEG thumbnail of ``data``; None when it does not decode or has too many pixels."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as original:
                 _draft(original, shortest_side)
-                img = ImageOps.exif_transpose(original)
-                img = _flatten(img)
-                width, height = img.size
-                if min(width, height) > shortest_side:
-                    scale = shortest_side / min(width, height)
-                    size = (
-                        max(1, round(width * scale)),
-                        max(1, round(height * scale)),
-                    )
-                    img = img.resize(size, Image.Resampling.BICUBIC, reducing_gap=3.0)
-                out = io.BytesIO()
-                img.save(out, "JPEG", quality=JPEG_QUALITY)
+                if pixel_problem(*original.size, max_pixels):
+                    return None
+                big = original.size[0] * original.size[1] > BIG_PIXELS
+                with BIG_DECODES if big else nullcontext():
+                    return _shrink(original, shortest_side)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         return None
-    return out.getvalue()
 
 
 def pool_size() -> int:

@@ -7,22 +7,32 @@ not hand-written checks, rejects oversized input.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 from msgspec import Meta, Struct
 
-Url = Annotated[str, Meta(min_length=1, max_length=4096)]
-Text = Annotated[str, Meta(max_length=2000)]
-ShortText = Annotated[str, Meta(max_length=200)]
+LINE = r"^[^\x00-\x1f\x7f]*$(?![\s\S])"
+"""One line of printable text: no NUL, no control character, no newline (ECMA and Python)."""
+MULTILINE = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$(?![\s\S])"
+"""Printable text that may span lines (tab, newline and carriage return allowed)."""
+
+Url = Annotated[str, Meta(min_length=1, max_length=4096, pattern=LINE)]
+Text = Annotated[str, Meta(max_length=2000, pattern=MULTILINE)]
+ShortText = Annotated[str, Meta(max_length=200, pattern=LINE)]
 SourceName = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")]
-ShowKey = Annotated[str, Meta(min_length=1, max_length=512)]
+ShowKey = Annotated[str, Meta(min_length=1, max_length=512, pattern=LINE)]
 Sha1Hex = Annotated[str, Meta(pattern=r"^[0-9a-f]{40}$")]
-ObjectKey = Annotated[str, Meta(min_length=1, max_length=512)]
+ObjectKey = Annotated[str, Meta(min_length=1, max_length=512, pattern=LINE)]
 Size = Annotated[int, Meta(ge=0, le=2**40)]
-Id = Annotated[int, Meta(ge=1, le=2**62)]
-Worker = Annotated[str, Meta(min_length=1, max_length=128)]
+MAX_ID = 2**62
+"""The largest id rk accepts anywhere: row ids are BIGINT (migration 0011), with headroom."""
+Id = Annotated[int, Meta(ge=1, le=MAX_ID)]
+Worker = Annotated[str, Meta(min_length=1, max_length=128, pattern=LINE)]
 LookNumber = Annotated[int, Meta(ge=1, le=100_000)]
+Kind = Literal["runway", "street"]
 
 MAX_LOOKS = 2000
 MAX_DETAILS = 2000
@@ -53,7 +63,7 @@ class ImageRef(Inbound, kw_only=True):
 class Look(Inbound, kw_only=True):
     """One runway look: its number in the show, its main image and the model wearing it."""
 
-    number: Annotated[int, Meta(ge=1, le=100_000)]
+    number: LookNumber
     image: ImageRef
     model_name: ShortText = ""
 
@@ -61,21 +71,27 @@ class Look(Inbound, kw_only=True):
 class BrandRef(Inbound, kw_only=True):
     """The brand a show belongs to, as the backend handed it to the spider."""
 
-    uid: Annotated[str, Meta(min_length=1, max_length=64)]
+    uid: Annotated[str, Meta(min_length=1, max_length=64, pattern=LINE)]
     name: ShortText
 
 
 class ShowIngest(Inbound, kw_only=True):
-    """One show (runway) or post (street style) submitted for ingest."""
+    """One show (runway) or post (street style) submitted for ingest.
+
+    ``kind`` is the source's kind (its storage prefix). The backend checks it against the
+    source's plugin and fills it in when an older spider leaves it out; a source the
+    backend has no plugin for is refused, so a kind is never guessed.
+    """
 
     source: SourceName
+    kind: Kind | None = None
     show_key: ShowKey
     title: ShortText
     brand: BrandRef | None = None
     season: ShortText = ""
     city: ShortText = ""
-    date: Annotated[str, Meta(max_length=40)] = ""
-    url: Annotated[str, Meta(max_length=4096)] = ""
+    date: Annotated[str, Meta(max_length=40, pattern=LINE)] = ""
+    url: Annotated[str, Meta(max_length=4096, pattern=LINE)] = ""
     designer: ShortText = ""
     author: ShortText = ""
     looks: Annotated[list[Look], Meta(max_length=MAX_LOOKS)] = []
@@ -87,6 +103,12 @@ class ShowIngest(Inbound, kw_only=True):
         numbers = [look.number for look in self.looks]
         if len(set(numbers)) != len(numbers):
             raise ValueError("look numbers must be unique within a show")
+        labelled = [(f"look {look.number}", look.image) for look in self.looks]
+        labelled += [(f"detail {n}", ref) for n, ref in enumerate(self.details, start=1)]
+        for label, ref in labelled:
+            problem = url_problem(ref.url)
+            if problem:
+                raise ValueError(f"{label}: bad image URL ({problem})")
 
     def images(self) -> list[ImageRef]:
         """Every image of the show: looks in order, then details in order."""
@@ -197,7 +219,7 @@ class CrawlResult(Inbound, kw_only=True):
 class BrandEnsure(Inbound, kw_only=True):
     """Find a brand by its slug on ``source`` or its name, creating it when missing."""
 
-    name: Annotated[str, Meta(min_length=1, max_length=200)]
+    name: Annotated[str, Meta(min_length=1, max_length=200, pattern=LINE)]
     source: SourceName
     slug: Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9-]{0,199}$")]
 
@@ -276,9 +298,41 @@ class ErrorBody(Outbound, kw_only=True):
     error: str
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be fetched as an image (not http(s), no host, unparseable), or None."""
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https"):
+        return f"scheme {parts.scheme or '(none)'!r} is not http or https"
+    return None if host else "no host"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def printable(text: str, limit: int | None = 2000) -> str:
+    """``text`` fit for a ``Text`` field: control characters as spaces, cut to ``limit``."""
+    return _CONTROL.sub(" ", text)[:limit]
+
+
+_PATTERN_WORDS = {
+    LINE: "one line of text without control characters (NUL, newline, …)",
+    MULTILINE: "text without control characters (NUL, …)",
+}
+
+
 def decode_error_line(err: msgspec.DecodeError | msgspec.ValidationError) -> str:
-    """One operator-readable line for a msgspec decode or validation error."""
-    return str(err).splitlines()[0]
+    """One operator-readable line for a msgspec decode or validation error.
+
+    A failed text pattern is told in words, not as the regex it failed.
+    """
+    line = str(err).splitlines()[0]
+    for pattern, words in _PATTERN_WORDS.items():
+        line = line.replace(f"`str` matching regex {pattern!r}", words)
+    return line
 
 
 # ---------------------------------------------------------------- vision service (worker ⇄ GPU box)

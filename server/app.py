@@ -27,6 +27,7 @@ from rk.server.db.engine import close, connect, redact_dsn
 from rk.server.db.migrate import migrate_database
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
+from rk.server.openapi_doc import complete_openapi
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue
 from rk.server.request_context import HttpMetrics, request_context
@@ -34,11 +35,12 @@ from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
 from rk.server.services.brands import BrandIds
 from rk.server.services.crawl_tasks import CrawlTasks
-from rk.server.services.fetch import Fetcher, FetchPolicy
+from rk.server.services.fetch import Fetcher, FetchPolicy, allow_list
 from rk.server.services.ingest import IngestService
-from rk.server.services.intake import ShowIntake
+from rk.server.services.intake import ShowIntake, source_kinds
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.services.replay_guard import ReplayGuard
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
@@ -65,7 +67,7 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
     return FetchPolicy(
         max_bytes=settings.media.max_image_bytes,
         timeout_s=settings.spider.timeout_s,
-        allow_private_hosts=frozenset(h.lower() for h in settings.security.allow_private_hosts),
+        allow_private_hosts=allow_list(settings.security.allow_private_hosts),
         user_agent=settings.spider.user_agent,
     )
 
@@ -102,7 +104,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         log.info("storage: %s", storage_label(settings.storage_url))
         state.queue = JobQueue.on(db, settings.queues, pm)
         stack.push_async_callback(state.queue.close)
-        state.intake = ShowIntake(state.queue, state.brand_ids)
+        state.intake = ShowIntake(state.queue, state.brand_ids, source_kinds(pm))
         state.crawl_tasks = CrawlTasks.on(db, settings.queues)
         stack.push_async_callback(state.crawl_tasks.close)
         fetcher = Fetcher(fetch_policy(settings))
@@ -117,9 +119,15 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             poll_interval_s=settings.queues.poll_interval_s,
             grace_s=settings.server.shutdown_grace_s,
         )
+        woken = workers.count > 0 and await state.queue.watch()
         workers.start()
         stack.push_async_callback(workers.stop)
-        log.info("ingest workers: %d (poll every %g s)", workers.count, workers.poll_interval_s)
+        log.info(
+            "ingest workers: %d (poll every %g s%s)",
+            workers.count,
+            workers.poll_interval_s,
+            ", woken by new jobs" if woken else "",
+        )
         sweeper = StorageSweeper(
             state.storage,
             interval_s=settings.media.gc_interval_s,
@@ -141,11 +149,12 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "secrets": resolve_secrets(settings),
             "brand_ids": BrandIds(),
             "http_metrics": HttpMetrics(),
+            "replay_guard": ReplayGuard(),
         }
     )
     remember_secret(state.secrets.ingest)
     remember_secret(state.secrets.media)
-    return Litestar(
+    app = Litestar(
         route_handlers=all_routes(settings, state.secrets.media),
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
@@ -156,3 +165,5 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         openapi_config=openapi_config("rk backend", __version__),
         logging_config=None,
     )
+    complete_openapi(app)
+    return app

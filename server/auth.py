@@ -2,7 +2,8 @@
 
 The signed path is the raw request path plus ``?query`` (as ``rk.core.signing`` defines
 it). Reading the body here caches it for the handler and enforces the body size limit
-(413) before any work is done; a bad, missing or stale signature is a 401.
+(413) before any work is done; a bad, missing or stale signature is a 401, and a
+signature already used (a replay, by any backend process) is a 409.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from litestar import Request
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 
-from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from rk.server.errors import ApiError
+
+
+class ReplayedRequest(ApiError):
+    """A signature that was already accepted once within its window."""
+
+    status_code = 409
 
 
 def signed_path(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
@@ -29,12 +37,21 @@ async def hmac_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRout
     """Raise SignatureError (→ 401) unless the request carries a valid, fresh signature."""
     state = connection.app.state
     body = await connection.body() if isinstance(connection, Request) else b""
-    verify(
+    sig = connection.headers.get(SIGNATURE_HEADER)
+    skew_s = state.settings.security.clock_skew_s
+    timestamp = verify(
         state.secrets.ingest,
         str(connection.scope.get("method", "GET")),
         signed_path(connection),
         connection.headers.get(TIMESTAMP_HEADER),
-        connection.headers.get(SIGNATURE_HEADER),
+        sig,
         body,
-        skew_s=state.settings.security.clock_skew_s,
+        nonce=connection.headers.get(NONCE_HEADER),
+        skew_s=skew_s,
     )
+    canonical = (sig or "").strip().lower()
+    if not await state.replay_guard.first_use(canonical, timestamp + skew_s):
+        raise ReplayedRequest(
+            f"replayed request: this signature was already accepted (send a fresh"
+            f" {TIMESTAMP_HEADER} or {NONCE_HEADER} with each request)"
+        )

@@ -16,7 +16,9 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
 from rk.core.errors import InvalidKey, RkError, SignatureError
-from rk.core.wire import ErrorBody
+from rk.core.redact import public_message
+from rk.core.wire import ErrorBody, decode_error_line
+from rk.server.outage import OUTAGES, RETRY_AFTER_S, is_outage
 from rk.server.web.errors import error_page, wants_html
 
 log = logging.getLogger(__name__)
@@ -43,8 +45,8 @@ class Unavailable(ApiError):
 
 
 def one_line(text: str) -> str:
-    """``text`` squeezed to one line of at most MAX_MESSAGE characters."""
-    line = " ".join(str(text).split())
+    """``text`` squeezed to one line of at most MAX_MESSAGE characters, with no secret or path."""
+    line = " ".join(public_message(str(text)).split())
     return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 1] + "…"
 
 
@@ -79,17 +81,27 @@ def _validation_message(exc: ValidationException) -> str:
     return exc.detail
 
 
+def _validation_status(exc: ValidationException) -> int:
+    """404 when a path parameter is out of range (it addresses nothing), else the given 4xx."""
+    extra: Any = exc.extra
+    if isinstance(extra, list) and any(
+        isinstance(item, dict) and item.get("source") == "path" for item in extra
+    ):
+        return 404
+    return exc.status_code
+
+
 def _http(request: Request, exc: HTTPException) -> Response:
     if exc.status_code >= 500:
         log.error("server error %s: %s", exc.status_code, exc.detail)
         return answer(request, exc.status_code, "internal error (see the backend log)")
     if isinstance(exc, ValidationException):
-        return answer(request, exc.status_code, _validation_message(exc))
+        return answer(request, _validation_status(exc), _validation_message(exc))
     return answer(request, exc.status_code, exc.detail, dict(exc.headers or {}) or None)
 
 
 def _msgspec_validation(_: Request, exc: msgspec.ValidationError) -> Response:
-    return error_response(422, f"invalid body: {exc}")
+    return error_response(422, f"invalid body: {decode_error_line(exc)}")
 
 
 def _msgspec_decode(_: Request, exc: msgspec.DecodeError) -> Response:
@@ -109,6 +121,10 @@ def _api(request: Request, exc: ApiError) -> Response:
 
 
 def _unexpected(request: Request, exc: Exception) -> Response:
+    if is_outage(exc):
+        OUTAGES.seen(exc)
+        retry = {"Retry-After": str(RETRY_AFTER_S)}
+        return answer(request, 503, "database unavailable, retry later", retry)
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return answer(request, 500, "internal error (see the backend log)")
 

@@ -20,6 +20,7 @@ from parsel import Selector
 
 from rk.core.dates import normalise_date
 from rk.core.errors import SourceError
+from rk.core.wire import printable
 
 CONTENT_NS = "http://purl.org/rss/1.0/modules/content/"
 # First path segments that are WordPress archives or site pages, never a post permalink.
@@ -68,7 +69,7 @@ def slug_of(url: str) -> str:
 
 def plain(value: str) -> str:
     """Rendered HTML text → plain text: tags removed, entities decoded, spaces collapsed."""
-    return " ".join(htmllib.unescape(_TAGS.sub(" ", value)).split())
+    return " ".join(printable(htmllib.unescape(_TAGS.sub(" ", value)), None).split())
 
 
 def parse_rest_posts(text: str, url: str) -> list[Post]:

@@ -45,6 +45,7 @@ def post_to_show(post: Post, policy: ImagePolicy) -> ShowIngest:
         raise ShowSkipped(f"{post.url}: no images{refused}")
     return ShowIngest(
         source="theimpression",
+        kind="street",
         show_key=post.slug[:512],
         title=(post.title or post.slug)[:200],
         season=season_of([post.title, *post.categories, post.slug])[:200],

@@ -116,6 +116,7 @@ def parse_show(
     brand_name = _designer(ld, season, head, content) or (brand.name if brand else "")
     show = ShowIngest(
         source="vogue",
+        kind="runway",
         show_key=key,
         title=(f"{brand_name} {season}".strip() or key)[:200],
         brand=brand,

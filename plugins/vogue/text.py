@@ -11,6 +11,8 @@ import html
 import re
 from urllib.parse import urlsplit
 
+from rk.core.wire import printable
+
 _TAGS = re.compile(r"<[^>]*>")
 _ANCHOR = re.compile(
     r"""<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>(.*?)</a\s*>""",
@@ -19,8 +21,8 @@ _ANCHOR = re.compile(
 
 
 def clean(value: str) -> str:
-    """Text with HTML tags removed, entities unescaped and whitespace collapsed."""
-    return " ".join(html.unescape(_TAGS.sub(" ", value)).split())
+    """Text with HTML tags removed, entities unescaped, whitespace and control chars collapsed."""
+    return " ".join(printable(html.unescape(_TAGS.sub(" ", value)), None).split())
 
 
 def anchor(value: str) -> tuple[str, str] | None:

@@ -113,7 +113,7 @@ class World:
         config = {
             "server": {"workers": 2},
             "ingest": {"secret": SECRET},
-            "security": {"allow_private_hosts": [image_host.split(":", 1)[0]]},
+            "security": {"allow_private_hosts": [image_host.split("/", 1)[0]]},
             "queues": {"poll_interval_s": 0.1},
             **self.settings,
         }
@@ -241,6 +241,7 @@ def runway_show(
     ]
     return ShowIngest(
         source="vogue",
+        kind="runway",
         show_key=key,
         title=f"{brand} {season}",
         brand=BrandRef(uid=world.brands[brand], name=brand),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any, ClassVar
@@ -18,6 +18,18 @@ def changed(status: str) -> int:
     """asyncpg's command tag (``UPDATE 3``, ``INSERT 0 1``) → rows changed."""
     last = status.rsplit(" ", 1)[-1]
     return int(last) if last.isdigit() else 0
+
+
+async def _rollback_only(conn: asyncpg.Connection) -> None:
+    """Pool release: end a transaction left open, but skip asyncpg's session reset query.
+
+    That query (unlock advisory locks, close cursors, unlisten, reset settings) is one more
+    round trip per pooled statement; rk's settings are ``SET LOCAL`` or reset by who set
+    them, its advisory locks transaction-scoped, and the connection that listens is held
+    until ``close``. Prepared statements stay cached.
+    """
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
 
 
 class PgConnection:
@@ -51,6 +63,7 @@ class PgDatabase:
         self.dsn = dsn
         self.pool_size = pool.get_max_size()
         self._pool: asyncpg.Pool | None = pool
+        self._listening: list[tuple[Any, str, Callable[..., None]]] = []
         self._current: ContextVar[tuple[asyncio.Task[Any] | None, PgConnection] | None] = (
             ContextVar(f"rk_pg_{id(self)}", default=None)
         )
@@ -59,7 +72,9 @@ class PgDatabase:
     async def open(cls, dsn: str, pool_size: int) -> PgDatabase:
         """Start the pool (one connection now, so an unreachable server fails here)."""
         size = max(1, pool_size)
-        pool = await asyncpg.create_pool(asyncpg_dsn(dsn), min_size=1, max_size=size)
+        pool = await asyncpg.create_pool(
+            asyncpg_dsn(dsn), min_size=1, max_size=size, reset=_rollback_only
+        )
         return cls(dsn, pool)
 
     @property
@@ -134,7 +149,28 @@ class PgDatabase:
             return
         await self.pool.executemany(sql, args)
 
+    async def listen(self, channel: str, callback: Callable[[], None]) -> bool:
+        """Call ``callback()`` on each ``NOTIFY channel``; False if the pool cannot spare it.
+
+        The listening connection is one of the pool's, held until ``close`` (so the process
+        still holds at most ``pool_size``); a pool of one keeps its connection for work.
+        """
+        if self.pool_size < 2:
+            return False
+        conn = await self.pool.acquire()
+
+        def heard(*_: object) -> None:
+            callback()
+
+        await conn.add_listener(channel, heard)
+        self._listening.append((conn, channel, heard))
+        return True
+
     async def close(self) -> None:
+        for conn, channel, heard in self._listening:
+            await conn.remove_listener(channel, heard)
+            await self.pool.release(conn)
+        self._listening = []
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close()

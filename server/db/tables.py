@@ -266,6 +266,18 @@ class VectorSpace(Table, tablename="vector_spaces"):
     ready_at = BigInt(default=0)
 
 
+class SignedRequest(Table, tablename="signed_requests"):
+    """A signature the internal API accepted; refused as a replay until ``expires_at``.
+
+    Index (migration 0010): ``signed_requests_expires_at``.
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    signature = Varchar(length=64, unique=True)
+    expires_at = BigInt(default=0)
+
+
 ALL_TABLES: list[type[Table]] = [
     Brand,
     Article,
@@ -283,4 +295,5 @@ ALL_TABLES: list[type[Table]] = [
     ModerationAudit,
     PublicChange,
     VectorSpace,
+    SignedRequest,
 ]

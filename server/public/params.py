@@ -12,6 +12,7 @@ from typing import Annotated
 
 from litestar.params import PathParameter, QueryParameter
 
+from rk.core.wire import MAX_ID
 from rk.server.errors import NotFound
 
 ID = re.compile(r"^[1-9]\d{0,17}$")
@@ -36,6 +37,6 @@ BrandUid = Annotated[str, PathParameter(description="A brand's uid")]
 
 def parse_id(text: str, what: str) -> int:
     """The id in a path segment; NotFound when it is not a positive integer id."""
-    if not ID.match(text):
+    if not ID.match(text) or int(text) > MAX_ID:
         raise NotFound(f"no published {what} {text[:40]!r}")
     return int(text)

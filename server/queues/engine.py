@@ -2,13 +2,22 @@
 
 A claim leases the job for ``queues.ingest_stuck_s``; the worker running it renews the
 lease (``renew``) every third of that, so a job is claimed again only once its worker has
-stopped renewing (it died), however long the job runs. Backends (``postgres.py``,
-``sqlite.py``) only run SQL; every decision and every timeout is here, taken from
-``QueueSettings`` so tests can shrink them. Times are unix seconds from an injectable clock.
+stopped renewing (it died), however long the job runs.
+
+Workers sharing a queue claim and complete together: the claims of every worker waiting at
+one moment are one ``claim_many`` round trip (up to ``CLAIM_BATCH`` jobs, so the batch
+follows the queue's depth and the demand, and no job is ever claimed before a worker is
+there to run it), and plain completions likewise one ``complete_many``. A completion inside
+a transaction (a job's effects with it, ``Claim.commit``) runs in that transaction.
+Backends (``postgres.py``, ``sqlite.py``) only run SQL; every decision and every timeout is
+here, taken from ``QueueSettings`` so tests can shrink them. Times are unix seconds from an
+injectable clock.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -30,6 +39,8 @@ FailResult = Literal["retrying", "failed", "lost"]
 KINDS: frozenset[str] = frozenset(get_args(JobKind))
 OUTCOMES: frozenset[str] = frozenset(get_args(Outcome))
 LOST_BATCH = 100
+CLAIM_BATCH = 64
+"""The most jobs one round trip claims, or completes."""
 
 
 def wall_clock() -> int:
@@ -55,6 +66,14 @@ class JobQueue:
         self.db = db
         self._owns_db = owns_db
         self._reaped_at: int | None = None
+        self.enqueued = asyncio.Event()
+        """Pulsed when a job is enqueued (``watch``): wakes the workers waiting on it."""
+        self.wakeups = 0
+        """How many pulses so far: a worker that saw a pulse while busy does not wait."""
+        self._claimers: list[asyncio.Future[Job | None]] = []
+        self._claiming: asyncio.Task[None] | None = None
+        self._completions: list[tuple[Job, str, str, asyncio.Future[bool]]] = []
+        self._completing: asyncio.Task[None] | None = None
 
     @classmethod
     def on(
@@ -78,6 +97,15 @@ class JobQueue:
         """A queue with a database of its own (tools and tests); ``close`` closes both."""
         db = await open_database(dsn, pool_size=2, readers=1)
         return cls(get_queue_backend(dsn, pm)(db), settings, clock, db=db, owns_db=True)
+
+    async def watch(self) -> bool:
+        """Pulse ``enqueued`` on every new job the backend hears of; False if it cannot."""
+        return await self.backend.watch(self._pulse)
+
+    def _pulse(self) -> None:
+        self.wakeups += 1
+        self.enqueued.set()  # wakes every waiter now; later waits block again
+        self.enqueued.clear()
 
     @property
     def renew_every_s(self) -> float:
@@ -107,7 +135,49 @@ class JobQueue:
         if self._reaped_at != now:
             self._reaped_at = now
             await self._fail_lost(now, stuck_before, max_attempts)
-        return await self.backend.claim(now, stuck_before, max_attempts)
+        wanted: asyncio.Future[Job | None] = asyncio.get_running_loop().create_future()
+        self._claimers.append(wanted)
+        if self._claiming is None:
+            self._claiming = asyncio.create_task(self._claim_batches(), name="rk-queue-claims")
+        return await wanted
+
+    async def _claim_batches(self) -> None:
+        """Claim for the waiting workers, a round trip at a time, until none waits."""
+        try:
+            while self._claimers:
+                waiting = [w for w in self._claimers[:CLAIM_BATCH] if not w.done()]
+                del self._claimers[:CLAIM_BATCH]
+                if not waiting:
+                    continue
+                now = self.clock()
+                try:
+                    jobs = await self.backend.claim_many(
+                        now,
+                        now - self.settings.ingest_stuck_s,
+                        self.settings.ingest_max_attempts,
+                        len(waiting),
+                    )
+                except Exception as exc:
+                    for w in waiting:
+                        if not w.done():
+                            w.set_exception(exc)
+                    continue
+                for n, w in enumerate(waiting):
+                    job = jobs[n] if n < len(jobs) else None
+                    if not w.done():
+                        w.set_result(job)
+                    elif job is not None:  # its worker was cancelled meanwhile
+                        await self._release_quietly(job)
+        finally:
+            self._claiming = None
+
+    async def _release_quietly(self, job: Job) -> None:
+        try:
+            await self.release(job)
+        except Exception as exc:
+            log.warning(
+                "ingest job %d claimed for a cancelled worker, not released: %s", job.id, exc
+            )
 
     async def _fail_lost(self, now: int, stuck_before: int, max_attempts: int) -> None:
         for job in await self.backend.lost(stuck_before, max_attempts, LOST_BATCH):
@@ -124,7 +194,36 @@ class JobQueue:
             raise ValueError(
                 f"unknown ingest outcome {outcome!r}; expected one of {sorted(OUTCOMES)}"
             )
-        return await self.backend.complete(job, outcome, note, self.clock())
+        if self.db.in_transaction():
+            return await self.backend.complete(job, outcome, note, self.clock())
+        held: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._completions.append((job, outcome, note, held))
+        if self._completing is None:
+            self._completing = asyncio.create_task(
+                self._complete_batches(), name="rk-queue-completions"
+            )
+        return await held
+
+    async def _complete_batches(self) -> None:
+        """Complete what is waiting, a round trip at a time, until nothing is left."""
+        try:
+            while self._completions:
+                batch = self._completions[:CLAIM_BATCH]
+                del self._completions[:CLAIM_BATCH]
+                try:
+                    results = await self.backend.complete_many(
+                        [(job, outcome, note) for job, outcome, note, _ in batch], self.clock()
+                    )
+                except Exception as exc:
+                    for *_, held in batch:
+                        if not held.done():
+                            held.set_exception(exc)
+                    continue
+                for (*_, held), result in zip(batch, results, strict=True):
+                    if not held.done():
+                        held.set_result(result)
+        finally:
+            self._completing = None
 
     async def fail(self, job: Job, error: str, *, permanent: bool = False) -> FailResult:
         """Record a failed attempt: retry after the backoff, or fail for good after the last.
@@ -151,6 +250,10 @@ class JobQueue:
 
     async def close(self) -> None:
         """Close the backend, and the database when the queue opened it."""
+        for task in (self._claiming, self._completing):
+            if task is not None:
+                with contextlib.suppress(Exception):
+                    await task
         await self.backend.close()
         if self._owns_db:
             await self.db.close()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-from rk.core.queues import Job
+from rk.core.queues import Job, unique_claims
 from rk.server.db.pg_database import PgDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
+CHANNEL = "rk_ingest"
+"""The ``NOTIFY`` channel of new ingest jobs."""
 
 SQL = {
     "enqueue": """
@@ -15,31 +18,37 @@ SQL = {
                                  brand_id, locked_at, next_attempt_at, created_at, updated_at)
         VALUES ($1, 'pending', 0, $2, '', '', '', $3, 0, $4, $4, $4)
         RETURNING id""",
+    # Listeners (idle workers of every process) hear of the job when it commits.
+    "enqueue_notify": f"""
+        WITH ins AS ({{enqueue}})
+        SELECT id, pg_notify('{CHANNEL}', '') FROM ins""",
     # Each branch walks ingest_jobs_claim_idx (status, next_attempt_at, id) and skips rows
     # other claimers hold, so concurrent claims never wait on each other nor take the
-    # same row; the earlier-due of the two candidates wins. A stuck job is due at
+    # same row; the earliest-due $4 of the candidates win. A stuck job is due at
     # locked_at + stuck timeout ($1 - $2).
-    "claim": f"""
+    "claim_many": f"""
         WITH stuck AS (
             SELECT id, locked_at + ($1::bigint - $2::bigint) AS due FROM ingest_jobs
             WHERE status = 'processing' AND locked_at < $2 AND attempts < $3
             ORDER BY locked_at, id
-            LIMIT 1
+            LIMIT $4
             FOR UPDATE SKIP LOCKED
         ), ready AS (
             SELECT id, next_attempt_at AS due FROM ingest_jobs
             WHERE status = 'pending' AND next_attempt_at <= $1
             ORDER BY next_attempt_at, id
-            LIMIT 1
+            LIMIT $4
             FOR UPDATE SKIP LOCKED
-        )
-        UPDATE ingest_jobs
-        SET status = 'processing', attempts = attempts + 1, locked_at = $1, updated_at = $1
-        WHERE id = (
-            SELECT id FROM (SELECT * FROM stuck UNION ALL SELECT * FROM ready) AS candidate
+        ), pick AS (
+            SELECT id, due FROM (SELECT * FROM stuck UNION ALL SELECT * FROM ready) AS candidate
             ORDER BY due, id
-            LIMIT 1)
-        RETURNING {JOB_COLUMNS}""",
+            LIMIT $4
+        )
+        UPDATE ingest_jobs AS j
+        SET status = 'processing', attempts = j.attempts + 1, locked_at = $1, updated_at = $1
+        FROM pick
+        WHERE j.id = pick.id
+        RETURNING {", ".join(f"j.{c}" for c in JOB_COLUMNS.split(", "))}, pick.due""",
     "lost": f"""
         SELECT {JOB_COLUMNS} FROM ingest_jobs
         WHERE status = 'processing' AND locked_at < $1 AND attempts >= $2
@@ -48,6 +57,14 @@ SQL = {
     "complete": """
         UPDATE ingest_jobs SET status = 'done', outcome = $3, note = $4, updated_at = $5
         WHERE id = $1 AND status = 'processing' AND attempts = $2""",
+    # One statement for many completions; a row not returned had lost its claim.
+    "complete_many": """
+        UPDATE ingest_jobs AS j
+        SET status = 'done', outcome = v.outcome, note = v.note, updated_at = $5
+        FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[])
+             AS v(id, attempts, outcome, note)
+        WHERE j.id = v.id AND j.status = 'processing' AND j.attempts = v.attempts
+        RETURNING j.id, j.attempts""",
     "retry": """
         UPDATE ingest_jobs
         SET status = 'pending', last_error = $3, next_attempt_at = $5, updated_at = $4
@@ -63,6 +80,9 @@ SQL = {
         SET status = 'pending', attempts = attempts - 1, locked_at = 0, updated_at = $3
         WHERE id = $1 AND status = 'processing' AND attempts = $2""",
 }
+
+
+SQL["enqueue_notify"] = SQL["enqueue_notify"].replace("{enqueue}", SQL["enqueue"])
 
 
 def _job(row: Any) -> Job:
@@ -84,11 +104,20 @@ class PostgresQueue:
         self._db = db
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
-        return await self._db.value(SQL["enqueue"], kind, payload, brand_id, now)
+        return await self._db.value(SQL["enqueue_notify"], kind, payload, brand_id, now)
+
+    async def watch(self, wake: Callable[[], None]) -> bool:
+        return await self._db.listen(CHANNEL, wake)
 
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
-        row = await self._db.row(SQL["claim"], now, stuck_before, max_attempts)
-        return _job(row) if row else None
+        jobs = await self.claim_many(now, stuck_before, max_attempts, 1)
+        return jobs[0] if jobs else None
+
+    async def claim_many(
+        self, now: int, stuck_before: int, max_attempts: int, limit: int
+    ) -> list[Job]:
+        found = await self._db.rows(SQL["claim_many"], now, stuck_before, max_attempts, limit)
+        return [_job(r) for r in sorted(found, key=lambda r: (r["due"], r["id"]))]
 
     async def lost(self, stuck_before: int, max_attempts: int, limit: int) -> list[Job]:
         return [
@@ -99,6 +128,25 @@ class PostgresQueue:
         return (
             await self._db.execute(SQL["complete"], job.id, job.attempts, outcome, note, now)
         ) > 0
+
+    async def complete_many(self, done: list[tuple[Job, str, str]], now: int) -> list[bool]:
+        first = unique_claims(done)
+        items = [done[i] for i in sorted(first.values())]
+        held = {
+            (r["id"], r["attempts"])
+            for r in await self._db.rows(
+                SQL["complete_many"],
+                [job.id for job, _, _ in items],
+                [job.attempts for job, _, _ in items],
+                [outcome for _, outcome, _ in items],
+                [note for _, _, note in items],
+                now,
+            )
+        }
+        return [
+            first[(job.id, job.attempts)] == i and (job.id, job.attempts) in held
+            for i, (job, _, _) in enumerate(done)
+        ]
 
     async def retry(self, job: Job, error: str, now: int, next_attempt_at: int) -> bool:
         return (

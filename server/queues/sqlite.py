@@ -8,6 +8,7 @@ any other sharing the file. Only SQL here; the policy is in ``engine.py``.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import ClassVar
 
 from rk.core.queues import Job
@@ -86,6 +87,7 @@ class SqliteQueue:
 
     def __init__(self, db: SqliteDatabase) -> None:
         self._db = db
+        self._wake: list[Callable[[], None]] = []
 
     async def _update(self, name: str, **params: object) -> bool:
         def run(conn: sqlite3.Connection) -> bool:
@@ -99,14 +101,33 @@ class SqliteQueue:
         def run(conn: sqlite3.Connection) -> int:
             return conn.execute(SQL["enqueue"], params).fetchone()[0]
 
-        return await self._db.write(run)
+        job_id = await self._db.write(run)
+        for wake in self._wake:
+            wake()
+        return job_id
+
+    async def watch(self, wake: Callable[[], None]) -> bool:
+        """SQLite cannot tell other processes: only this backend's enqueues wake."""
+        self._wake.append(wake)
+        return True
 
     async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
+        jobs = await self.claim_many(now, stuck_before, max_attempts, 1)
+        return jobs[0] if jobs else None
+
+    async def claim_many(
+        self, now: int, stuck_before: int, max_attempts: int, limit: int
+    ) -> list[Job]:
         params = {"now": now, "stuck_before": stuck_before, "max_attempts": max_attempts}
 
-        def run(conn: sqlite3.Connection) -> Job | None:
-            row = conn.execute(SQL["claim"], params).fetchone()
-            return _job(row) if row else None
+        def run(conn: sqlite3.Connection) -> list[Job]:
+            jobs: list[Job] = []
+            while len(jobs) < limit:
+                row = conn.execute(SQL["claim"], params).fetchone()
+                if row is None:
+                    break
+                jobs.append(_job(row))
+            return jobs
 
         return await self._db.write(run)
 
@@ -122,6 +143,25 @@ class SqliteQueue:
         return await self._update(
             "complete", id=job.id, attempts=job.attempts, outcome=outcome, note=note, now=now
         )
+
+    async def complete_many(self, done: list[tuple[Job, str, str]], now: int) -> list[bool]:
+        def run(conn: sqlite3.Connection) -> list[bool]:
+            return [
+                conn.execute(
+                    SQL["complete"],
+                    {
+                        "id": job.id,
+                        "attempts": job.attempts,
+                        "outcome": outcome,
+                        "note": note,
+                        "now": now,
+                    },
+                ).rowcount
+                > 0
+                for job, outcome, note in done
+            ]
+
+        return await self._db.write(run)
 
     async def retry(self, job: Job, error: str, now: int, next_attempt_at: int) -> bool:
         return await self._update(

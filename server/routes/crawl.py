@@ -16,10 +16,10 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody, Parameter
 
-from rk.core.wire import CrawlClaim, CrawlHeartbeat, CrawlResult, CrawlTask
+from rk.core.wire import MAX_ID, CrawlClaim, CrawlHeartbeat, CrawlResult, CrawlTask
 from rk.server.services.crawl_tasks import CrawlTasks
 
-TaskId = Annotated[int, Parameter(ge=1, le=2**62, description="The crawl task's id")]
+TaskId = Annotated[int, Parameter(ge=1, le=MAX_ID, description="The crawl task's id")]
 
 
 def crawl_tasks(state: State) -> CrawlTasks:

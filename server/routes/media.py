@@ -17,6 +17,7 @@ storage as ``StorageContext.secret``).
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Annotated, Any
 
 from litestar import Controller, MediaType, Request, Response, get, put
@@ -29,8 +30,10 @@ from rk.core.keys import is_media_key
 from rk.core.media_urls import UploadExpired, verify_upload
 from rk.core.storage import Storage
 from rk.core.wire import ErrorBody
+from rk.server.errors import one_line
 from rk.server.services.thumb_check import image_info
 
+log = logging.getLogger(__name__)
 CACHE_CONTROL = "public, max-age=31536000, immutable"
 OCTET_STREAM = "application/octet-stream"
 KeyParam = Annotated[str, Parameter(description="A media key such as runway/<sha1>.jpg")]
@@ -45,7 +48,9 @@ class MediaStored(Struct, frozen=True, kw_only=True):
 
 
 def _error(status: int, message: str) -> Response[Any]:
-    return Response(ErrorBody(error=message), status_code=status, media_type=MediaType.JSON)
+    return Response(
+        ErrorBody(error=one_line(message)), status_code=status, media_type=MediaType.JSON
+    )
 
 
 def _etag(key: str) -> str:
@@ -103,7 +108,8 @@ class MediaController(Controller):
         try:
             created = await storage.create(key, body)
         except OSError as exc:
-            return _error(503, f"storage unavailable, retry later: {exc}")
+            log.warning("storage failed on %s: %s", key, exc)
+            return _error(503, "storage unavailable, retry later")
         stored = MediaStored(key=key, size=grant.size, created=created)
         return Response(stored, status_code=201 if created else 200)
 
@@ -128,7 +134,8 @@ class MediaController(Controller):
         except FileNotFoundError:
             return _error(404, f"no media at {key}")
         except OSError as exc:
-            return _error(503, f"storage unavailable, retry later: {exc}")
+            log.warning("storage failed on %s: %s", key, exc)
+            return _error(503, "storage unavailable, retry later")
         info = image_info(data)
         return Response(data, media_type=info[2] if info else OCTET_STREAM, headers=headers)
 

@@ -19,6 +19,7 @@ from msgspec import Struct
 from rk.core.errors import NoTextTower
 from rk.core.storage import Storage
 from rk.core.vector_indexes import VectorIndex
+from rk.core.wire import MAX_ID
 from rk.server.errors import ApiError
 from rk.server.routes.embeddings import runtime_of
 from rk.server.services.public_search import check_picture
@@ -65,7 +66,7 @@ class SearchController(Controller):
     @get("/images/{image_id:int}/similar", summary="Published images most like this one")
     async def similar(
         self,
-        image_id: Annotated[int, Parameter(description="A published image's id", ge=1)],
+        image_id: Annotated[int, Parameter(description="A published image's id", ge=1, le=MAX_ID)],
         state: State,
         storage: NamedDependency[Storage],
         k: KParam = 20,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from rk.core.wire import BrandInfo
+from rk.core.wire import MAX_ID, BrandInfo
 from rk.server.db.tables import Brand
 
 
@@ -48,11 +49,14 @@ def _slugs(raw: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()}
 
 
+ID_TEXT = re.compile(r"[1-9][0-9]{0,18}")
+
+
 async def brand_info(ref: str) -> BrandInfo | None:
     """The brand addressed by its uid or, failing that, its numeric id; None when neither."""
     columns = (Brand.id, Brand.uid, Brand.name, Brand.slugs)
     row = await Brand.select(*columns).where(Brand.uid == ref).first()
-    if row is None and ref.isdigit() and len(ref) < 19:
+    if row is None and ID_TEXT.fullmatch(ref) and int(ref) <= MAX_ID:
         row = await Brand.select(*columns).where(Brand.id == int(ref)).first()
     if row is None:
         return None

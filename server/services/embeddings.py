@@ -186,7 +186,8 @@ async def submit(
         by_kind.setdefault(item.kind, []).append(item.image_id)
     for kind, image_ids in sorted(by_kind.items()):
         notify(
-            pm.hook.rk_embeddings_saved,
+            pm,
+            "rk_embeddings_saved",
             kind=kind,
             image_ids=sorted(image_ids),
             model=model.model_id,

@@ -2,7 +2,7 @@
 
 Only http and https. The host is resolved here and every resolved address is checked:
 loopback, private, link-local, cloud metadata and any other non-public address is
-refused unless the host is listed in ``security.allow_private_hosts``. The request then
+refused unless the host *and port* are listed in ``security.allow_private_hosts``. The request then
 goes to the checked address itself (Host header and TLS SNI keep the name), so a DNS
 answer that changes between the check and the connect cannot sneak past. Redirects are
 followed here, one hop at a time, with the same checks on every hop. The body is
@@ -54,11 +54,25 @@ class Fetched(Struct, frozen=True, kw_only=True):
     url: str
 
 
-def address_problem(address: str) -> str | None:
-    """Why ``address`` may not be fetched from, or None when it is a public address."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries: mapped, 6to4, Teredo, NAT64."""
+    found: list[ipaddress.IPv4Address] = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if ip in NAT64:
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
+def _own_problem(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why this one address (ignoring what it embeds) is not globally routable."""
     if ip in METADATA:
         return "a cloud metadata address"
     for label, flag in (
@@ -68,10 +82,44 @@ def address_problem(address: str) -> str | None:
         ("multicast", ip.is_multicast),
         ("private", ip.is_private),
         ("reserved", ip.is_reserved),
+        ("site-local", isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local),
     ):
         if flag:
             return f"a {label} address"
     return None if ip.is_global else "not a public address"
+
+
+def address_problem(address: str) -> str | None:
+    """Why ``address`` may not be fetched from, or None when it is globally routable.
+
+    An IPv6 address that embeds an IPv4 one (IPv4-mapped, 6to4, Teredo, NAT64) is refused
+    when the embedded address is: ``2002:7f00:1::`` reaches 127.0.0.1 through a 6to4 relay.
+    IPv4-mapped and NAT64 (``64:ff9b::/96``) addresses are judged by their IPv4 alone, so a
+    DNS64 network still reaches public hosts; IPv4-compatible ``::a.b.c.d`` is reserved.
+    """
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and (ip.ipv4_mapped is not None or ip in NAT64):
+        ip = embedded_ipv4(ip)[0]
+    problem = _own_problem(ip)
+    if problem or isinstance(ip, ipaddress.IPv4Address):
+        return problem
+    for inner in embedded_ipv4(ip):
+        problem = _own_problem(inner)
+        if problem:
+            return f"{problem} (embedded {inner})"
+    return None
+
+
+def host_port(host: str, port: int) -> str:
+    """``host:port`` as ``security.allow_private_hosts`` spells it (``[v6]:port``)."""
+    host = host.lower().strip("[]")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def allow_list(entries: list[str]) -> frozenset[str]:
+    """The configured ``host:port`` entries, normalised like ``host_port``."""
+    pairs = (entry.rsplit(":", 1) for entry in entries)
+    return frozenset(host_port(host, int(port)) for host, port in pairs)
 
 
 def _size_text(n: int) -> str:
@@ -105,7 +153,7 @@ class Fetcher:
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
         if not addresses:
             raise FetchError(f"cannot resolve {host}", transient=True)
-        if host.lower() not in self.policy.allow_private_hosts:
+        if host_port(host, port) not in self.policy.allow_private_hosts:
             for address in addresses:
                 problem = address_problem(address)
                 if problem:
@@ -114,13 +162,15 @@ class Fetcher:
 
     async def _request(self, url: str) -> httpx.Response:
         """Send one GET to a checked address of ``url``'s host; the response streams."""
+        if any(ord(c) < 0x20 or c == "\x7f" for c in url):
+            raise FetchError("bad URL (control character)")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             raise FetchError(f"refused: scheme {parts.scheme or '(none)'!r} is not http or https")
         try:
             host, port = parts.hostname, parts.port
         except ValueError:
-            raise FetchError("refused: malformed URL") from None
+            raise FetchError("bad URL (malformed)") from None
         if not host:
             raise FetchError("refused: URL has no host")
         port = port or (443 if parts.scheme == "https" else 80)
@@ -168,13 +218,16 @@ class Fetcher:
     async def fetch(self, url: str) -> Fetched:
         """The body of ``url`` after at most ``max_redirects`` checked redirects.
 
-        The whole download, redirects included, must finish within 4 × ``timeout_s``.
+        The whole download, redirects included, must finish within 4 × ``timeout_s``. A URL
+        (or redirect target) that cannot be parsed is a FetchError for this image alone.
         """
         try:
             async with asyncio.timeout(self.policy.timeout_s * 4):
                 return await self._fetch(url)
         except TimeoutError:
             raise FetchError("timed out", transient=True) from None
+        except (ValueError, httpx.InvalidURL) as exc:
+            raise FetchError(f"bad URL ({str(exc)[:80]})") from None
 
     async def _fetch(self, url: str) -> Fetched:
         for _ in range(self.policy.max_redirects + 1):

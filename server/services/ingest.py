@@ -28,15 +28,14 @@ import pluggy
 from msgspec import Struct
 
 from rk.core.config import Settings
-from rk.core.errors import RkError
 from rk.core.faults import fault_point
 from rk.core.keys import Kind
 from rk.core.queues import Job
-from rk.core.sources import get_source
 from rk.core.storage import Storage
 from rk.core.wire import ImageRef, ShowIngest
 from rk.server.db.tables import Article, Image
 from rk.server.services.fetch import Fetcher
+from rk.server.services.intake import decode_queued, source_kinds
 from rk.server.services.job_result import JobDone, JobNotDone
 from rk.server.services.media_refs import delete_unreferenced, release
 from rk.server.services.objects import write_transaction
@@ -108,21 +107,16 @@ class IngestService:
         self.concurrency = max(1, settings.media.concurrency)
         self.max_attempts = settings.queues.ingest_max_attempts
         self.pm = pm
-        self._kinds: dict[str, Kind] = {}
+        self.kinds = source_kinds(pm)
 
     def kind_of(self, show: ShowIngest) -> Kind:
-        """The storage prefix: the source's ``kind``, else street when there is no brand."""
-        if show.source not in self._kinds:
-            try:
-                self._kinds[show.source] = get_source(show.source, self.pm).kind
-            except RkError:
-                return "street" if show.brand is None else "runway"
-        return self._kinds[show.source]
+        """The storage prefix: the kind the show carries (checked against its source at intake)."""
+        return show.kind or "runway"
 
     async def run(self, job: Job, claim: Claim) -> JobDone:
         """Process one claimed job; JobNotDone (or any error) means retry or fail."""
         try:
-            show = msgspec.json.decode(job.payload, type=ShowIngest)
+            show = decode_queued(job.payload, self.kinds)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             raise JobNotDone(f"payload is not a ShowIngest: {exc}", permanent=True) from None
         existing = await _find(show)

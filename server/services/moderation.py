@@ -156,7 +156,8 @@ async def moderate(
         TAB_COUNTS.clear()
         if change.changed:
             notify(
-                pm.hook.rk_article_status_changed,
+                pm,
+                "rk_article_status_changed",
                 article_id=article_id,
                 old=change.old,
                 new=change.new,

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from msgspec import Struct
 
+from rk.core.wire import MAX_ID
 from rk.server.errors import ApiError, NotFound
 from rk.server.services.public_sql import rows
 
@@ -107,7 +108,7 @@ def parse_cursor(before: str | None) -> int:
     text = (before or "").strip()
     if not text:
         return 0
-    if not CURSOR.match(text):
+    if not CURSOR.match(text) or int(text) > MAX_ID:
         raise BadFilter(f"before={text[:20]!r} is not a show id")
     return int(text)
 

@@ -22,7 +22,7 @@ from msgspec import Struct
 from rk.core.errors import InvalidKey
 from rk.core.keys import Kind, content_key, parse_content_key, sha1_hex, thumb_key
 from rk.core.storage import Storage
-from rk.core.thumbs import thumbnail
+from rk.core.thumbs import pixel_problem, thumbnail
 from rk.core.wire import ImageRef
 from rk.server.db.tables import Image
 from rk.server.services.fetch import Fetcher, FetchError
@@ -76,10 +76,16 @@ class Written:
 
 
 def probe(data: bytes) -> tuple[int, int, str]:
-    """``(width, height, MIME type)`` of an image, from its header; ImageFailure otherwise."""
+    """``(width, height, MIME type)`` of an image, from its header; ImageFailure otherwise.
+
+    An image with more pixels than ``MAX_PIXELS`` fails here, before anything decodes it.
+    """
     info = image_info(data)
     if info is None:
         raise ImageFailure("not an image")
+    problem = pixel_problem(info[0], info[1])
+    if problem:
+        raise ImageFailure(problem)
     return info
 
 
@@ -196,7 +202,9 @@ class ImageStorer:
         data = fetched.data
         try:
             width, height, mime = probe(data)
-        except ImageFailure:
+        except ImageFailure as exc:
+            if exc.reason != "not an image":
+                raise
             got = fetched.content_type.split(";")[0].strip() or "unknown type"
             raise ImageFailure(f"not an image ({got})") from None
         sha1 = sha1_hex(data)

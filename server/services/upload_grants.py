@@ -12,6 +12,7 @@ is safe: ingest then finds the key missing and downloads the image from its URL.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 from rk.core.config import Settings
@@ -23,6 +24,8 @@ from rk.server.db.tables import Image
 from rk.server.errors import ApiError, Unavailable
 
 HEADS_AT_ONCE = 16
+
+log = logging.getLogger(__name__)
 
 
 def check(request: UploadUrlRequest, max_bytes: int) -> None:
@@ -52,7 +55,8 @@ async def grant_one(storage: Storage, settings: Settings, request: UploadUrlRequ
         ttl = settings.media.upload_url_ttl_s
         return await storage.presign_put(request.key, request.size, request.sha1, ttl)
     except OSError as exc:
-        raise Unavailable(f"storage unavailable, retry later: {exc}") from None
+        log.warning("storage failed: %s", exc)
+        raise Unavailable("storage unavailable, retry later") from None
 
 
 async def archived(requests: list[UploadUrlRequest]) -> set[str]:
@@ -96,4 +100,5 @@ async def grant_many(
     try:
         return list(await asyncio.gather(*(one(request) for request in requests)))
     except OSError as exc:
-        raise Unavailable(f"storage unavailable, retry later: {exc}") from None
+        log.warning("storage failed: %s", exc)
+        raise Unavailable("storage unavailable, retry later") from None

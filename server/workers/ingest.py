@@ -13,8 +13,8 @@ untouched, so it is never half-written.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+from asyncio import FIRST_COMPLETED
 from collections.abc import Awaitable, Callable, Mapping
 
 import pluggy
@@ -70,13 +70,27 @@ class IngestWorkers:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
 
-    async def _idle(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(self.poll_interval_s):
-                await self._stopping.wait()
+    async def _idle(self, wakeups: int = -1) -> None:
+        """Wait for a new job (``JobQueue.enqueued``), the poll interval, or stop.
+
+        ``wakeups`` is the queue's count before the claim that found nothing: a job
+        announced since then is claimed at once.
+        """
+        if 0 <= wakeups < self.queue.wakeups:
+            return
+        waits = [
+            asyncio.create_task(self._stopping.wait()),
+            asyncio.create_task(self.queue.enqueued.wait()),
+        ]
+        try:
+            await asyncio.wait(waits, timeout=self.poll_interval_s, return_when=FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
 
     async def _loop(self, n: int) -> None:
         while not self._stopping.is_set():
+            wakeups = self.queue.wakeups
             try:
                 job = await self.queue.claim()
             except Exception as exc:
@@ -84,7 +98,7 @@ class IngestWorkers:
                 await self._idle()
                 continue
             if job is None:
-                await self._idle()
+                await self._idle(wakeups)
                 continue
             await self.run_one(job)
 
@@ -113,7 +127,8 @@ class IngestWorkers:
         log.info("ingest job %d: %s", job.id, done.note)
         if done.show is not None:
             notify(
-                self.pm.hook.rk_show_ingested,
+                self.pm,
+                "rk_show_ingested",
                 show=done.show,
                 article_id=done.article_id,
                 outcome=done.outcome,
@@ -121,7 +136,8 @@ class IngestWorkers:
         if done.status_change is not None:
             old, new = done.status_change
             notify(
-                self.pm.hook.rk_article_status_changed,
+                self.pm,
+                "rk_article_status_changed",
                 article_id=done.article_id,
                 old=old,
                 new=new,

@@ -19,7 +19,13 @@ import pluggy
 from rk.core import hookimpl
 from rk.core.embedders import Embedder
 from rk.core.storage import Storage
-from rk.core.wire import EmbeddingFailure, EmbeddingSubmit, EmbeddingSubmitted, EmbeddingVector
+from rk.core.wire import (
+    EmbeddingFailure,
+    EmbeddingSubmit,
+    EmbeddingSubmitted,
+    EmbeddingVector,
+    printable,
+)
 from rk.server.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
 from rk.server.errors import one_line
 from rk.server.services.embeddings import ModelInfo, submit
@@ -122,4 +128,4 @@ class InlineEmbedder:
 
 
 def _failure(row: dict[str, Any], error: str) -> EmbeddingFailure:
-    return EmbeddingFailure(kind=row["kind"], image_id=row["id"], error=error)
+    return EmbeddingFailure(kind=row["kind"], image_id=row["id"], error=printable(error))

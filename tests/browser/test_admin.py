@@ -131,7 +131,10 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     root = tmp_path_factory.mktemp("admin") / "backend"
     backend = Backend(
-        root, f"sqlite:///{root / 'data' / 'rk.sqlite3'}", ingest={"secret": SECRET}
+        root,
+        f"sqlite:///{root / 'data' / 'rk.sqlite3'}",
+        allow=[f"127.0.0.1:{server.server_address[1]}"],
+        ingest={"secret": SECRET},
     ).start()
     try:
         found = Console(backend, f"http://127.0.0.1:{server.server_address[1]}")

@@ -74,14 +74,15 @@ class Fleet:
 
     def backend_config(self, n: int) -> Path:
         """Backend ``n``'s config: the shared database, bucket and secret; timeouts shrunk."""
-        site_host = self.site_url.split("://", 1)[1]
+        site_host = self.site_url.split("://", 1)[1].split("/", 1)[0]
+        site_port = site_host.rsplit(":", 1)[-1]
         config: dict[str, Any] = {
             "data_dir": str(self.root / f"backend-{n}" / "data"),
             "database": self.dsn,
             "storage": self.storage,
             "server": {"port": self.backend_ports[n], "workers": 2, "shutdown_grace_s": 2},
             "ingest": {"secret": SECRET},
-            "security": {"allow_private_hosts": ["127.0.0.1", "localhost", site_host]},
+            "security": {"allow_private_hosts": [site_host, f"localhost:{site_port}"]},
             "queues": {
                 "crawl_lease_s": 15,
                 "ingest_stuck_s": 45,

@@ -20,6 +20,7 @@ from piccolo.querystring import QueryString
 from rk.server.db.migrate import create_table, execute
 
 log = logging.getLogger("rk.server")
+"""Debug only: the backend says at startup, in one line, what to install (a CLI says nothing)."""
 
 
 async def _try_extension(engine: Engine) -> None:
@@ -28,13 +29,13 @@ async def _try_extension(engine: Engine) -> None:
         QueryString("SELECT 1 AS x FROM pg_available_extensions WHERE name = 'vector'")
     )
     if not found:
-        log.info("migration 0031: pgvector is not installed on this server; exact index for now")
+        log.debug("migration 0031: pgvector is not installed on this server; exact index for now")
         return
     try:
         async with engine.transaction():  # a savepoint inside the migration's transaction
             await execute(engine, "CREATE EXTENSION IF NOT EXISTS vector")
     except Exception as exc:  # no privilege: the backend explains at startup
-        log.info("migration 0031: CREATE EXTENSION vector refused: %s", str(exc).splitlines()[0])
+        log.debug("migration 0031: CREATE EXTENSION vector refused: %s", str(exc).splitlines()[0])
 
 
 async def forwards(engine: Engine) -> None:

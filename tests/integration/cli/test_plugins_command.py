@@ -53,7 +53,7 @@ THIRD_PARTY = """
             return [ShowSummary(url="http://third/post-1")]
 
         async def fetch_show(self, show, brand):
-            return ShowIngest(source="thirdsite", show_key="post-1", title="Post 1",
+            return ShowIngest(source="thirdsite", kind="street", show_key="post-1", title="Post 1",
                               looks=[Look(number=1, image=ImageRef(url="http://third/1.jpg"))])
 
     @hookimpl

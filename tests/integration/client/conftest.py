@@ -23,7 +23,7 @@ import pytest
 
 from rk.core.errors import SignatureError
 from rk.core.keys import CONTENT_KEY, sha1_hex
-from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
 from rk.core.wire import (
     BrandInfo,
     CrawlClaim,
@@ -179,6 +179,7 @@ def _handler(state: StandInBackend) -> type[BaseHTTPRequestHandler]:
                     self.headers.get(TIMESTAMP_HEADER),
                     self.headers.get(SIGNATURE_HEADER),
                     body,
+                    nonce=self.headers.get(NONCE_HEADER),
                 )
             except SignatureError as exc:
                 self._reply(401, ErrorBody(error=str(exc)))

@@ -38,6 +38,7 @@ from .conftest import SECRET, StandInBackend
 
 SHOW = ShowIngest(
     source="vogue",
+    kind="runway",
     show_key="spring-2025-ready-to-wear/maison-aurele",
     title="Maison Aurèle Spring 2025",
     brand=BrandRef(uid="b1", name="Maison Aurèle"),

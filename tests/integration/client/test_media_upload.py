@@ -31,6 +31,7 @@ def show_of(backend: StandInBackend, looks: list[str], details: list[str]) -> Sh
     base = f"http://127.0.0.1:{backend.port}"
     return ShowIngest(
         source="vogue",
+        kind="runway",
         show_key="fall-2025/maison",
         title="Maison Fall 2025",
         looks=[Look(number=n, image=ImageRef(url=base + p)) for n, p in enumerate(looks, 1)],

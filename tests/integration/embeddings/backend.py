@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -32,10 +32,14 @@ def picture(seed: int, size: int = 48) -> bytes:
 
 
 def embed_settings(
-    tmp_path: Path, model: Path | str = TINY_CLIP, database: str = "", **embed: object
+    tmp_path: Path,
+    model: Path | str = TINY_CLIP,
+    database: str = "",
+    allow: Sequence[str] = (),
+    **embed: object,
 ) -> Settings:
     """Backend test settings plus the tiny model and any ``embed`` overrides."""
-    base = backend_settings(tmp_path, database=database)
+    base = backend_settings(tmp_path, database=database, allow=allow)
     return msgspec.structs.replace(
         base,
         vision=VisionSettings(model=str(model), batch=8, concurrency=2),
@@ -49,10 +53,11 @@ async def embed_backend(
     pm: RkPluginManager,
     model: Path | str = TINY_CLIP,
     database: str = "",
+    allow: Sequence[str] = (),
     **embed: object,
 ) -> AsyncIterator[Backend]:
     """A running backend on 127.0.0.1 with the tiny model (or ``model``) loaded."""
-    settings = embed_settings(tmp_path, model, database, **embed)
+    settings = embed_settings(tmp_path, model, database, allow, **embed)
     async with running_backend(settings, pm) as backend:
         yield backend
 

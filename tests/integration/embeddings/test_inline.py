@@ -33,7 +33,9 @@ async def test_ingested_images_are_embedded_in_the_backend(
 ) -> None:
     with serve_images() as server:
         urls = [server.add(f"/look-{n}.jpg", jpeg(n)) for n in range(5)]
-        async with embed_backend(tmp_path, plugin_manager, inline=inline) as backend:
+        async with embed_backend(
+            tmp_path, plugin_manager, allow=server.allow, inline=inline
+        ) as backend:
             payload = show("spring-2025/inline", urls)
             job = await backend.ingest_and_wait(payload)
             assert job["status"] == "done"

@@ -26,12 +26,17 @@ def images() -> Iterator[ImageServer]:
 
 @pytest.fixture
 async def start_backend(
-    tmp_path: Path, plugin_manager: RkPluginManager
+    tmp_path: Path, plugin_manager: RkPluginManager, images: ImageServer
 ) -> AsyncIterator[StartBackend]:
-    """Start a backend (embedded default unless told otherwise); stopped after the test."""
+    """Start a backend (embedded default unless told otherwise); stopped after the test.
+
+    Unless a test says otherwise, the backend may fetch from the test's image server (its
+    port only, as ``security.allow_private_hosts`` entries name host and port).
+    """
     async with AsyncExitStack() as stack:
 
         async def start(settings: Settings | None = None, **kwargs: Any) -> Backend:
+            kwargs.setdefault("allow", images.allow)
             chosen = settings or backend_settings(tmp_path, **kwargs)
             return await stack.enter_async_context(running_backend(chosen, plugin_manager))
 

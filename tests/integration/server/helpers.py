@@ -26,7 +26,7 @@ from rk.core.plugins import RkPluginManager
 from rk.core.signing import signed_headers
 from rk.core.storage import Storage
 from rk.core.uids import brand_uid
-from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from rk.core.wire import BrandRef, ImageRef, Kind, Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.db.tables import Article, Brand, Image, IngestJob
 
@@ -41,7 +41,7 @@ def backend_settings(
     database: str = "",
     storage: str = "",
     workers: int = 1,
-    allow: Sequence[str] = ("127.0.0.1",),
+    allow: Sequence[str] = (),
     max_attempts: int = 3,
     backoff_s: int = 0,
 ) -> Settings:
@@ -70,12 +70,14 @@ def show(
     *,
     brand: BrandRef | None = None,
     source: str = "vogue",
+    kind: Kind = "runway",
     details: Sequence[str] = (),
 ) -> ShowIngest:
     """A show whose looks are ``urls`` (numbered from 1)."""
     refs = [u if isinstance(u, ImageRef) else ImageRef(url=u) for u in urls]
     return ShowIngest(
         source=source,
+        kind=kind,
         show_key=key,
         title=f"Show {key}",
         brand=brand,

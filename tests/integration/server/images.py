@@ -53,6 +53,11 @@ class ImageServer:
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
+    @property
+    def allow(self) -> list[str]:
+        """``security.allow_private_hosts`` entries that let a backend fetch from this server."""
+        return [f"127.0.0.1:{self.port}", f"localhost:{self.port}"]
+
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         """The URL of ``path`` on this server under ``host``."""
         return f"http://{host}:{self.port}{path}"

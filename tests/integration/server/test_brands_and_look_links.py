@@ -62,6 +62,7 @@ async def test_detail_looks_and_model_names_are_stored(
     urls = [images.add(f"/{n}.jpg", jpeg(n)) for n in range(1, 7)]
     payload = ShowIngest(
         source="vogue",
+        kind="runway",
         show_key="fall-2031-ready-to-wear/veyra-atelier",
         title="Veyra Atelier Fall 2031 Ready-to-Wear",
         looks=[

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
-from integration.server.images import Answer, ImageServer, jpeg
+from integration.server.images import Answer, ImageServer, jpeg, serve_images
 
-from rk.server.services.fetch import Fetcher, FetchError, FetchPolicy, address_problem
+from rk.core.config import SecuritySettings
+from rk.server.services.fetch import (
+    Fetcher,
+    FetchError,
+    FetchPolicy,
+    address_problem,
+    allow_list,
+)
 
 
 @pytest.mark.parametrize(
@@ -26,6 +34,16 @@ from rk.server.services.fetch import Fetcher, FetchError, FetchPolicy, address_p
         ("0.0.0.0", "unspecified"),
         ("224.0.0.1", "multicast"),
         ("100.64.0.1", "not a public address"),
+        ("fec0::1", "site-local"),
+        ("2002:7f00:1::", "embedded 127.0.0.1"),
+        ("2002:a00:1::1", "embedded 10.0.0.1"),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", "private"),
+        ("64:ff9b::7f00:1", "loopback"),
+        ("64:ff9b::a9fe:a9fe", "metadata"),
+        ("64:ff9b:1::808:808", "reserved"),
+        ("::ffff:10.0.0.1", "private"),
+        ("::127.0.0.1", "reserved"),
+        ("2001:db8::1", "private"),
     ],
 )
 def test_non_public_addresses_are_refused(address: str, problem: str) -> None:
@@ -34,7 +52,15 @@ def test_non_public_addresses_are_refused(address: str, problem: str) -> None:
     assert problem in reason
 
 
-@pytest.mark.parametrize("address", ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "93.184.216.34",
+        "2606:2800:220:1:248:1893:25c8:1946",
+        "2002:5db8:d822::1",
+        "64:ff9b::808:808",
+    ],
+)
 def test_public_addresses_pass(address: str) -> None:
     assert address_problem(address) is None
 
@@ -53,13 +79,13 @@ async def test_loopback_needs_the_allow_list(images: ImageServer) -> None:
         await _fetch(url)
     assert not refused.value.transient
     assert images.hits == {}
-    assert await _fetch(url, allow_private_hosts=frozenset({"127.0.0.1"})) == jpeg(1)
+    assert await _fetch(url, allow_private_hosts=frozenset({f"127.0.0.1:{images.port}"})) == jpeg(1)
 
 
 async def test_every_redirect_hop_is_checked(images: ImageServer) -> None:
     images.add("/final.jpg", jpeg(2))
     images.add("/hop", Answer(status=302, headers={"Location": images.url("/final.jpg")}))
-    allowed = frozenset({"localhost"})
+    allowed = frozenset({f"localhost:{images.port}"})
     with pytest.raises(FetchError, match="refused: 127.0.0.1"):
         await _fetch(images.url("/hop", host="localhost"), allow_private_hosts=allowed)
     assert "/final.jpg" not in images.hits
@@ -72,7 +98,7 @@ async def test_every_redirect_hop_is_checked(images: ImageServer) -> None:
 
 
 async def test_redirect_loops_and_schemes(images: ImageServer) -> None:
-    allowed = frozenset({"127.0.0.1"})
+    allowed = frozenset({f"127.0.0.1:{images.port}"})
     images.add("/loop", Answer(status=302, headers={"Location": "/loop"}))
     with pytest.raises(FetchError, match="too many redirects"):
         await _fetch(images.url("/loop"), allow_private_hosts=allowed)
@@ -84,7 +110,7 @@ async def test_redirect_loops_and_schemes(images: ImageServer) -> None:
 
 
 async def test_size_cap_and_empty_bodies(images: ImageServer) -> None:
-    allowed = frozenset({"127.0.0.1"})
+    allowed = frozenset({f"127.0.0.1:{images.port}"})
     big = images.add("/big.jpg", b"x" * 5000)
     with pytest.raises(FetchError, match="too large"):
         await _fetch(big, allow_private_hosts=allowed, max_bytes=4096)
@@ -94,7 +120,7 @@ async def test_size_cap_and_empty_bodies(images: ImageServer) -> None:
 
 
 async def test_status_errors_say_whether_to_retry(images: ImageServer) -> None:
-    allowed = frozenset({"127.0.0.1"})
+    allowed = frozenset({f"127.0.0.1:{images.port}"})
     with pytest.raises(FetchError, match="HTTP 404") as missing:
         await _fetch(images.url("/nothing.jpg"), allow_private_hosts=allowed)
     assert not missing.value.transient
@@ -103,3 +129,37 @@ async def test_status_errors_say_whether_to_retry(images: ImageServer) -> None:
         await _fetch(flaky, allow_private_hosts=allowed)
     assert busy.value.transient
     assert await _fetch(flaky, allow_private_hosts=allowed) == jpeg(3)
+
+
+async def test_allow_list_names_host_and_port_on_every_hop(images: ImageServer) -> None:
+    """An allowed ``127.0.0.1:<image port>`` does not open any other port of 127.0.0.1."""
+    with serve_images() as other:
+        other.add("/secret", jpeg(9))
+        images.add("/away", Answer(status=302, headers={"Location": other.url("/secret")}))
+        allowed = allow_list([f"127.0.0.1:{images.port}"])
+        with pytest.raises(FetchError, match="refused: 127.0.0.1"):
+            await _fetch(images.url("/away"), allow_private_hosts=allowed)
+        assert other.hits == {}
+        assert "/away" in images.hits
+        with pytest.raises(FetchError, match="loopback"):
+            await _fetch(other.url("/secret"), allow_private_hosts=allowed)
+
+
+def test_allow_list_entries_need_a_port() -> None:
+    assert allow_list(["LocalHost:80", "[::1]:8000"]) == {"localhost:80", "[::1]:8000"}
+    with pytest.raises(msgspec.ValidationError, match="allow_private_hosts"):
+        msgspec.convert({"allow_private_hosts": ["127.0.0.1"]}, SecuritySettings)
+
+
+@pytest.mark.parametrize("url", ["http://[::1/x.jpg", "http://a\x00b/x.jpg", "http://h:99999/x"])
+async def test_unparseable_urls_fail_alone(url: str) -> None:
+    """A URL the wire let through but cannot be fetched is this image's FetchError."""
+    with pytest.raises(FetchError, match=r"bad URL|refused") as failed:
+        await _fetch(url)
+    assert not failed.value.transient
+
+
+async def test_unparseable_redirect_target_fails_alone(images: ImageServer) -> None:
+    images.add("/bad", Answer(status=302, headers={"Location": "http://h:99999/x.jpg"}))
+    with pytest.raises(FetchError, match="bad URL"):
+        await _fetch(images.url("/bad"), allow_private_hosts=allow_list(images.allow))

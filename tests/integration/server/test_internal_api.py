@@ -143,6 +143,17 @@ def _mutated(path: list, value: object) -> bytes:
         (["show_key"], "", ["length"]),
         (["looks", 0, "image", "sha1"], "XYZ", ["sha1"]),
         (["brand"], {"uid": "abc"}, ["missing required field `name`"]),
+        (["title"], "Spring\u0000", ["control characters", "$.title"]),
+        (["show_key"], "ss25/\u0000a", ["control characters", "$.show_key"]),
+        (["season"], "\u0000", ["control characters", "$.season"]),
+        (["show_key"], "ss25/a\n", ["control characters", "$.show_key"]),
+        (["brand"], {"uid": "a\u0000", "name": "X"}, ["control characters", "$.brand.uid"]),
+        (["looks", 0, "image", "url"], "http://a/\u0000.jpg", ["control", "$.looks[0].image.url"]),
+        (["looks", 0, "image", "url"], "http://[::1/x.jpg", ["look 1: bad image URL"]),
+        (["looks", 0, "image", "url"], "ftp://a/x.jpg", ["look 1: bad image URL", "ftp"]),
+        (["looks", 0, "image", "url"], "/x.jpg", ["look 1: bad image URL"]),
+        (["kind"], "catwalk", ["kind"]),
+        (["kind"], "street", ["kind 'street' is not the kind of source 'vogue'"]),
     ],
 )
 async def test_invalid_shows_are_422_and_queue_nothing(
@@ -180,10 +191,39 @@ async def test_brand_is_resolved_at_submission(backend: Backend) -> None:
     rejected = await backend.ingest(show("ss25/nobody", ["https://i.example/1.jpg"], brand=unknown))
     assert_error(rejected, 422, "unknown brand", "nosuchuid")
     street = await backend.ingest(
-        show("post/1", ["https://i.example/2.jpg"], source="theimpression")
+        show("post/1", ["https://i.example/2.jpg"], source="theimpression", kind="street")
     )
     assert street.status_code == 202
     assert await job_count() == 2
+
+
+async def test_the_queued_show_carries_its_sources_kind(backend: Backend) -> None:
+    """An older spider's body without ``kind`` is queued with the kind of its source."""
+    data = good_dict()
+    del data["kind"]
+    accepted = await backend.ingest(json.dumps(data).encode())
+    assert accepted.status_code == 202, accepted.text
+    row = await IngestJob.select().where(IngestJob.id == accepted.json()["job_id"]).first()
+    assert json.loads(row["payload"])["kind"] == "runway"
+    street = show("post/9", ["https://i.example/9.jpg"], source="theimpression", kind="street")
+    accepted = await backend.ingest(msgspec.json.encode(street))
+    row = await IngestJob.select().where(IngestJob.id == accepted.json()["job_id"]).first()
+    assert json.loads(row["payload"])["kind"] == "street"
+
+
+async def test_a_source_without_a_plugin_here_must_say_its_kind(backend: Backend) -> None:
+    """The spider may hold a source's plugin alone; the backend never guesses its kind."""
+    data = good_dict()
+    data["source"] = "nosuchsite"
+    del data["kind"]
+    refused = await backend.ingest(json.dumps(data).encode())
+    assert_error(refused, 422, "unknown source 'nosuchsite'", "no kind", "vogue")
+    assert await job_count() == 0
+    data["kind"] = "street"
+    accepted = await backend.ingest(json.dumps(data).encode())
+    assert accepted.status_code == 202, accepted.text
+    row = await IngestJob.select().where(IngestJob.id == accepted.json()["job_id"]).first()
+    assert json.loads(row["payload"])["kind"] == "street"
 
 
 async def test_wrong_method_and_unknown_route_are_json(backend: Backend) -> None:
@@ -195,6 +235,21 @@ async def test_openapi_schema_is_served(backend: Backend) -> None:
     schema = (await backend.client.get("/schema/openapi.json")).json()
     assert "/admin/internal/ingest" in schema["paths"]
     assert "/admin/internal/upload-url" in schema["paths"]
+    schemes = schema["components"]["securitySchemes"]
+    assert schemes["rkSignature"] == {**schemes["rkSignature"], "in": "header", "type": "apiKey"}
+    assert schemes["rkTimestamp"]["name"] == "X-RK-Timestamp"
+    ingest = schema["paths"]["/admin/internal/ingest"]["post"]
+    assert ingest["security"] == [{"rkTimestamp": [], "rkSignature": []}]
+    assert {"202", "400", "401", "409", "413", "422", "503"} <= set(ingest["responses"])
+    error = {"$ref": "#/components/schemas/ErrorBody"}
+    assert ingest["responses"]["409"]["content"]["application/json"]["schema"] == error
+    assert "Retry-After" in ingest["responses"]["503"]["headers"]
+    assert schema["components"]["schemas"]["ShowIngest"]["additionalProperties"] is False
+    upload = schema["paths"]["/media/upload/{key}"]["put"]
+    assert {"size", "sha1", "expires", "sig"} <= {p["name"] for p in upload["parameters"]}
+    public = schema["paths"]["/api/shows"]["get"]
+    assert "security" not in public
+    assert public["responses"]["400"]["content"]["application/json"]["schema"] == error
 
 
 def _upload_body(key: str, data: bytes, sha1: str | None = None) -> bytes:

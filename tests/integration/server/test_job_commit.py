@@ -45,7 +45,7 @@ async def test_a_crash_between_article_and_done_leaves_nothing_and_the_rerun_cre
 ) -> None:
     payload = show("ss25/crash", [images.add("/c1.jpg", jpeg(11)), images.add("/c2.jpg", jpeg(12))])
     env = {"RK_DATABASE": any_dsn, "RK_QUEUES_INGEST_STUCK_S": "2"}
-    with serve(tmp_path, **{FAULT_ENV: "ingest.article_written"}, **env) as crashing:
+    with serve(tmp_path, images, **{FAULT_ENV: "ingest.article_written"}, **env) as crashing:
         job_id = crashing.post_show(payload)
         assert crashing.proc.wait(timeout=60) == -signal.SIGKILL, crashing.output()
     job = await job_row(any_dsn, job_id)
@@ -53,7 +53,7 @@ async def test_a_crash_between_article_and_done_leaves_nothing_and_the_rerun_cre
     assert await fetch_rows(any_dsn, "SELECT id FROM articles") == []
     assert await fetch_rows(any_dsn, "SELECT id FROM images") == []
 
-    with serve(tmp_path, **env) as again:
+    with serve(tmp_path, images, **env) as again:
         job = await wait_done(any_dsn, job_id)
         assert (job["status"], job["attempts"]) == ("done", 2)
         assert (job["outcome"], job["note"]) == ("created", "created, 2 images")
@@ -72,7 +72,7 @@ async def test_a_crash_between_article_and_done_leaves_nothing_and_the_rerun_cre
 async def test_a_show_slower_than_the_lease_runs_once(
     tmp_path: Path, images: ImageServer, start_backend: StartBackend, any_dsn: str
 ) -> None:
-    settings = backend_settings(tmp_path, database=any_dsn, workers=3)
+    settings = backend_settings(tmp_path, database=any_dsn, workers=3, allow=images.allow)
     settings = msgspec.structs.replace(
         settings,
         queues=msgspec.structs.replace(settings.queues, ingest_stuck_s=2),
@@ -92,7 +92,7 @@ async def test_a_dead_workers_job_is_claimed_again_when_its_lease_runs_out(
     images.add("/hang.jpg", Answer(body=jpeg(31), delay_s=30))
     payload = show("ss25/dead", [images.url("/hang.jpg")])
     env = {"RK_DATABASE": any_dsn, "RK_QUEUES_INGEST_STUCK_S": "3"}
-    with serve(tmp_path, RK_SERVER_WORKERS="2", **env) as first:
+    with serve(tmp_path, images, RK_SERVER_WORKERS="2", **env) as first:
         job_id = first.post_show(payload)
         for _ in range(600):
             if "/hang.jpg" in images.hits:
@@ -104,7 +104,7 @@ async def test_a_dead_workers_job_is_claimed_again_when_its_lease_runs_out(
         killed_at = time.time()
         first.stop(signal.SIGKILL)
     images.add("/hang.jpg", jpeg(31))
-    with serve(tmp_path, **env) as second:
+    with serve(tmp_path, images, **env) as second:
         job = await wait_done(any_dsn, job_id)
         assert (job["status"], job["attempts"], job["outcome"]) == ("done", 2, "created")
         # claimed again once the lease (renewed until the kill) ran out, not at its first end

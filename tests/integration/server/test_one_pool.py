@@ -35,7 +35,7 @@ async def test_every_part_of_the_backend_shares_one_database(
 async def test_a_postgresql_backend_holds_at_most_its_pool(
     tmp_path: Path, start_backend: StartBackend, images: ImageServer, pg_dsn: str
 ) -> None:
-    settings = backend_settings(tmp_path, database=pg_dsn, workers=3)
+    settings = backend_settings(tmp_path, database=pg_dsn, workers=3, allow=images.allow)
     settings = msgspec.structs.replace(
         settings, server=msgspec.structs.replace(settings.server, db_pool_size=POOL)
     )

@@ -147,7 +147,9 @@ async def test_two_backends_report_the_same_archive(
     start_backend: StartBackend, images: ImageServer, pg_dsn: str, tmp_path: Path
 ) -> None:
     """Archive figures come from the shared database; request latency stays per process."""
-    one = await start_backend(backend_settings(tmp_path / "one", database=pg_dsn))
+    one = await start_backend(
+        backend_settings(tmp_path / "one", database=pg_dsn, allow=images.allow)
+    )
     two = await start_backend(backend_settings(tmp_path / "two", database=pg_dsn, workers=0))
     for n in range(2):
         await one.ingest_and_wait(show(f"s/{n}", [images.add(f"/{n}.jpg", jpeg(n + 3))]))

@@ -12,7 +12,7 @@ from integration.server.images import Answer, ImageServer, jpeg
 async def test_a_show_of_only_refused_images_fails_at_once(
     start_backend: StartBackend, images: ImageServer, any_dsn: str, tmp_path: Path
 ) -> None:
-    backend = await start_backend(backend_settings(tmp_path, database=any_dsn))
+    backend = await start_backend(backend_settings(tmp_path, database=any_dsn, allow=images.allow))
     urls = [
         images.url("/gone.jpg"),
         images.add("/page.jpg", Answer(body=b"<html>no</html>", content_type="text/html")),
@@ -33,7 +33,7 @@ async def test_a_show_of_only_refused_images_fails_at_once(
 async def test_a_transient_failure_among_refused_ones_retries(
     start_backend: StartBackend, images: ImageServer, any_dsn: str, tmp_path: Path
 ) -> None:
-    backend = await start_backend(backend_settings(tmp_path, database=any_dsn))
+    backend = await start_backend(backend_settings(tmp_path, database=any_dsn, allow=images.allow))
     urls = [images.url("/gone.jpg"), images.add("/flaky.jpg", Answer(body=jpeg(5), fail_first=1))]
     job = await backend.ingest_and_wait(show("ss25/flaky", urls))
     assert job["status"] == "done"

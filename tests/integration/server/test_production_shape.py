@@ -39,7 +39,9 @@ async def test_end_to_end_on_postgresql_and_s3(
     tmp_path: Path,
 ) -> None:
     storage = s3_url(moto_endpoint, new_bucket(moto_endpoint))
-    settings = backend_settings(tmp_path, database=pg_dsn, storage=storage, workers=2)
+    settings = backend_settings(
+        tmp_path, database=pg_dsn, storage=storage, workers=2, allow=images.allow
+    )
     backend = await start_backend(settings)
     brand = await add_brand("Maison Aurele")
 

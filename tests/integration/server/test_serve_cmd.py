@@ -73,16 +73,19 @@ class Served:
 
 
 @contextmanager
-def serve(tmp_path: Path, **env: str) -> Iterator[Served]:
-    """``rk serve-backend`` on a free port with the data dir under ``tmp_path``."""
+def serve(tmp_path: Path, images: ImageServer | None = None, **env: str) -> Iterator[Served]:
+    """``rk serve-backend`` on a free port with the data dir under ``tmp_path``.
+
+    With ``images``, the backend may fetch from that image server (its host:port only).
+    """
     port = free_port()
     data = tmp_path / "rk-data"
     log = tmp_path / f"serve-{port}.log"
     clean = {k: v for k, v in os.environ.items() if not k.startswith("RK_")}
     settings = {
-        "RK_SECURITY_ALLOW_PRIVATE_HOSTS": "[127.0.0.1]",
+        "RK_SECURITY_ALLOW_PRIVATE_HOSTS": json.dumps(images.allow if images else []),
         "RK_QUEUES_POLL_INTERVAL_S": "0.05",
-        "RK_LOAD_PLUGINS": "s4_storage,queues,vogue,theimpression",
+        "RK_LOAD_PLUGINS": "s4_storage,queues,vectors,vogue,theimpression",
     }
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -106,7 +109,7 @@ def serve(tmp_path: Path, **env: str) -> Iterator[Served]:
     not (shutil.which("curl") and shutil.which("openssl")), reason="needs curl and openssl"
 )
 def test_embedded_default_end_to_end_with_curl(tmp_path: Path, images: ImageServer) -> None:
-    with serve(tmp_path) as served:
+    with serve(tmp_path, images) as served:
         secret_file = served.data / "ingest.secret"
         secret = secret_file.read_text().strip()
         assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600
@@ -147,7 +150,7 @@ def test_embedded_default_end_to_end_with_curl(tmp_path: Path, images: ImageServ
             assert line in log
         assert "Traceback" not in log
 
-    with serve(tmp_path) as again:
+    with serve(tmp_path, images) as again:
         assert again.data.joinpath("ingest.secret").read_text().strip() == secret
         time.sleep(0.2)
         assert "generated the ingest secret" not in again.output()
@@ -160,7 +163,7 @@ def test_sigterm_mid_job_releases_it_and_writes_nothing(
     fast = images.add("/fast.jpg", jpeg(3))
     images.add("/slow.jpg", Answer(body=jpeg(4), delay_s=8))
     payload = show("ss25/sigterm", [fast, images.url("/slow.jpg")])
-    with serve(tmp_path, RK_SERVER_SHUTDOWN_GRACE_S="0.2") as served:
+    with serve(tmp_path, images, RK_SERVER_SHUTDOWN_GRACE_S="0.2") as served:
         job_id = served.post_show(payload)
         deadline = time.monotonic() + 20
         while "/slow.jpg" not in images.hits and time.monotonic() < deadline:
@@ -176,7 +179,7 @@ def test_sigterm_mid_job_releases_it_and_writes_nothing(
         assert not media.exists() or [p for p in media.rglob("*") if p.is_file()] == []
 
     images.add("/slow.jpg", jpeg(4))
-    with serve(tmp_path) as restarted:
+    with serve(tmp_path, images) as restarted:
         job = restarted.wait_job(job_id)
         assert job["outcome"] == "created"
         assert job["note"] == "created, 2 images"
@@ -186,7 +189,7 @@ def test_sigterm_mid_job_releases_it_and_writes_nothing(
 def test_sigterm_lets_a_job_in_flight_finish(tmp_path: Path, images: ImageServer) -> None:
     images.add("/slowish.jpg", Answer(body=jpeg(5), delay_s=1.0))
     payload = show("ss25/finish", [images.url("/slowish.jpg")])
-    with serve(tmp_path) as served:
+    with serve(tmp_path, images) as served:
         job_id = served.post_show(payload)
         deadline = time.monotonic() + 20
         while "/slowish.jpg" not in images.hits and time.monotonic() < deadline:

@@ -34,7 +34,9 @@ async def until(check: object, what: str, timeout_s: float = 30) -> None:
 async def test_rollback_keeps_an_object_a_running_job_reused(
     start_backend: StartBackend, images: ImageServer, any_dsn: str, tmp_path: Path
 ) -> None:
-    settings = backend_settings(tmp_path, database=any_dsn, workers=2, backoff_s=600)
+    settings = backend_settings(
+        tmp_path, database=any_dsn, workers=2, backoff_s=600, allow=images.allow
+    )
     media = msgspec.structs.replace(settings.media, concurrency=1)
     backend = await start_backend(msgspec.structs.replace(settings, media=media))
     shared, slow = jpeg(70), jpeg(71)

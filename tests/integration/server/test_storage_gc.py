@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -36,23 +37,25 @@ def sha1(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def env_for(data: Path, dsn: str) -> dict[str, str]:
+def env_for(data: Path, dsn: str, allow: list[str] | None = None) -> dict[str, str]:
     """The clean environment of every ``rk`` process of this test."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("RK_")}
     return base | {
         "RK_DATA_DIR": str(data),
         "RK_DATABASE": dsn,
-        "RK_SECURITY_ALLOW_PRIVATE_HOSTS": "[127.0.0.1]",
+        "RK_SECURITY_ALLOW_PRIVATE_HOSTS": json.dumps(allow or []),
         "RK_QUEUES_POLL_INTERVAL_S": "0.05",
         "RK_QUEUES_INGEST_STUCK_S": "1",
         "RK_QUEUES_INGEST_MAX_ATTEMPTS": "3",
         "RK_MEDIA_GC_INTERVAL_S": "0",
-        "RK_LOAD_PLUGINS": "s4_storage,queues,vogue,theimpression",
+        "RK_LOAD_PLUGINS": "s4_storage,queues,vectors,vogue,theimpression",
     }
 
 
 @contextmanager
-def serve(data: Path, dsn: str, log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def serve(
+    data: Path, dsn: str, log: Path, allow: list[str]
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """``rk serve-backend`` on a free port; killed on exit if still running."""
     port = free_port()
     with log.open("ab") as out:
@@ -60,7 +63,7 @@ def serve(data: Path, dsn: str, log: Path) -> Iterator[tuple[subprocess.Popen[by
             [RK, "serve-backend", "--port", str(port), "--data-dir", str(data)],
             stdout=out,
             stderr=subprocess.STDOUT,
-            env=env_for(data, dsn),
+            env=env_for(data, dsn, allow),
         )
     try:
         wait_for_port(port)
@@ -110,7 +113,7 @@ async def test_kill_9_orphans_are_swept_and_shared_objects_kept(
     shared, own = jpeg(1), [jpeg(2), jpeg(3)]
     hang = threading.Event()
     try:
-        with serve(data, any_dsn, log) as (_, url):
+        with serve(data, any_dsn, log, images.allow) as (_, url):
             first = post(url, data, show("ss25/kept", [images.add("/shared.jpg", shared)]))
             engine = await connect(any_dsn)
             try:
@@ -123,7 +126,7 @@ async def test_kill_9_orphans_are_swept_and_shared_objects_kept(
         urls.append(images.add("/hang.jpg", Answer(body=jpeg(9), gate=hang)))
         doomed: int | None = None
         for attempt in (1, 2, 3):
-            with serve(data, any_dsn, log) as (proc, url):
+            with serve(data, any_dsn, log, images.allow) as (proc, url):
                 if doomed is None:
                     doomed = post(url, data, show("ss25/doomed", urls))
                 await until(lambda n=attempt: images.hits.get("/hang.jpg", 0) >= n, "the hang")
@@ -131,7 +134,7 @@ async def test_kill_9_orphans_are_swept_and_shared_objects_kept(
                 proc.send_signal(signal.SIGKILL)
                 assert proc.wait(timeout=10) == -signal.SIGKILL
         assert doomed is not None
-        with serve(data, any_dsn, log) as (_, url):
+        with serve(data, any_dsn, log, images.allow) as (_, url):
             engine = await connect(any_dsn)
             try:
                 failed = await until(lambda: _failed(doomed), "the job to be given up")

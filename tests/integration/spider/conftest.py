@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +29,22 @@ class E2E:
         self.site = site
         self.procs: list[Proc] = []
 
-    def backend(self, *, secret: str | None = SECRET, **settings: Any) -> Backend:
-        """A started backend; ``secret=None`` lets it generate (and print) its own."""
+    @property
+    def allow(self) -> list[str]:
+        """The site's ``host:port``: the only private address a backend here may fetch from."""
+        return [self.site.base_url.split("//", 1)[1].split("/", 1)[0]]
+
+    def backend(
+        self, *, secret: str | None = SECRET, sites: Sequence[str] = (), **settings: Any
+    ) -> Backend:
+        """A started backend; ``secret=None`` lets it generate (and print) its own.
+
+        It may fetch from the photo site and from ``sites`` (base URLs of other local sites).
+        """
         if secret is not None:
             settings.setdefault("ingest", {})["secret"] = secret
-        backend = Backend(self.root / "backend", self.dsn, **settings)
+        allow = [*self.allow, *(site.split("//", 1)[1].split("/", 1)[0] for site in sites)]
+        backend = Backend(self.root / "backend", self.dsn, allow, **settings)
         self.procs.append(backend)
         return backend.start()
 

@@ -13,7 +13,7 @@ import os
 import re
 import signal
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -126,7 +126,7 @@ class Proc:
 class Backend(Proc):
     """``rk serve-backend`` on its own port and data dir, with every queue timeout shrunk."""
 
-    def __init__(self, root: Path, dsn: str, **settings: Any) -> None:
+    def __init__(self, root: Path, dsn: str, allow: Sequence[str] = (), **settings: Any) -> None:
         self.port = int(settings.pop("port", 0) or free_port())
         self.data_dir = root / "data"
         self.url = f"http://127.0.0.1:{self.port}"
@@ -134,7 +134,7 @@ class Backend(Proc):
         config: dict[str, Any] = {
             "database": dsn,
             "server": {"workers": 2, "shutdown_grace_s": 2},
-            "security": {"allow_private_hosts": ["127.0.0.1", "localhost"]},
+            "security": {"allow_private_hosts": list(allow)},
             "queues": {"crawl_lease_s": LEASE_S, "poll_interval_s": 0.2, "backoff_base_s": 1},
             "spider": {"timeout_s": 5, "retries": 1, "min_interval_s": 0},
         }

@@ -99,7 +99,7 @@ BAD = [
     (f"{TASKS}/1/result", b'{"worker": "w", "status": "done", "shows_submitted": -1}', 422, ""),
     (f"{TASKS}/987/result", b'{"worker": "w", "status": "done"}', 404, "does not exist"),
     (f"{TASKS}/987/heartbeat", b'{"worker": "w"}', 404, "does not exist"),
-    (f"{TASKS}/0/heartbeat", b'{"worker": "w"}', 400, ""),
+    (f"{TASKS}/0/heartbeat", b'{"worker": "w"}', 404, ""),
     (f"{TASKS}/abc/heartbeat", b'{"worker": "w"}', 404, ""),
 ]
 

@@ -105,7 +105,7 @@ def start_spider(config: Path, log: Path, env: dict[str, str]) -> subprocess.Pop
 async def test_example_plugin_crawled_into_the_archive(
     e2e_sqlite: E2E, installed: dict[str, str], demo_site: str, tmp_path: Path
 ) -> None:
-    backend = e2e_sqlite.backend()
+    backend = e2e_sqlite.backend(sites=[demo_site])
     queue_with_operator_commands(backend, installed)
     log = tmp_path / "spider.log"
     spider = start_spider(spider_config(tmp_path, backend.endpoint, demo_site), log, installed)

@@ -69,7 +69,9 @@ async def test_metrics_json_logs_and_no_secret_in_any_log(
         f"s3://{bucket}/media?endpoint={moto_endpoint}&region=us-east-1"
         f"&access_key_id=AKIDTEST&secret_access_key={S3_SECRET}"
     )
-    backend = Backend(tmp_path / "backend", with_password(e2e.dsn), ingest={"secret": SECRET})
+    backend = Backend(
+        tmp_path / "backend", with_password(e2e.dsn), e2e.allow, ingest={"secret": SECRET}
+    )
     config = yaml.safe_load(backend.config.read_text())
     backend.config.write_text(yaml.safe_dump({**config, "storage": storage}))
     backend.args = ["-v", "--log-json", *backend.args]

@@ -42,7 +42,7 @@ def test_env_overrides(tmp_path: Path) -> None:
         environ={
             "RK_INGEST_ENABLED": "true",
             "RK_MEDIA_CONCURRENCY": "9",
-            "RK_SECURITY_ALLOW_PRIVATE_HOSTS": "[127.0.0.1, localhost]",
+            "RK_SECURITY_ALLOW_PRIVATE_HOSTS": '["127.0.0.1:8000", "localhost:80"]',
             "RK_DATABASE": "postgresql://u@h/db",
             "RK_INGEST_SECRET": "12345",
             "RK_LOAD_PLUGINS": "vogue",
@@ -51,7 +51,7 @@ def test_env_overrides(tmp_path: Path) -> None:
     assert settings.ingest.enabled is True
     assert settings.ingest.secret == "12345"
     assert settings.media.concurrency == 9
-    assert settings.security.allow_private_hosts == ["127.0.0.1", "localhost"]
+    assert settings.security.allow_private_hosts == ["127.0.0.1:8000", "localhost:80"]
     assert settings.database_url == "postgresql://u@h/db"
 
 
@@ -107,3 +107,11 @@ def test_masked_hides_url_credentials(tmp_path: Path) -> None:
     assert shown["storage"] == (
         "s3://b/p?endpoint=http://s3&access_key_id=AK&secret_access_key=***&region=x"
     )
+
+
+def test_allow_private_hosts_entries_name_a_port(tmp_path: Path) -> None:
+    """A bare host would open every port of it (the backend's own included)."""
+    path = tmp_path / "config.yml"
+    path.write_text("security: {allow_private_hosts: [127.0.0.1]}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"allow_private_hosts.0: expected host:port"):
+        load_settings(path, environ={})

@@ -54,6 +54,7 @@ class TinySource:
     async def fetch_show(self, show: ShowSummary, brand: BrandTarget | None) -> ShowIngest:
         return ShowIngest(
             source="tiny",
+            kind="runway",
             show_key="spring-2031/tiny",
             title=show.title,
             looks=[Look(number=1, image=ImageRef(url="http://x/1.jpg"))],
@@ -246,6 +247,7 @@ class Recorder:
 def _show() -> ShowIngest:
     return ShowIngest(
         source="tiny",
+        kind="runway",
         show_key="k",
         title="t",
         looks=[Look(number=1, image=ImageRef(url="http://x/1.jpg"))],
@@ -270,14 +272,14 @@ def test_events_survive_a_failing_plugin(
     register_plugin(Broken(), "broken")
     record = register_plugin(Recorder(), "record")
     with caplog.at_level(logging.ERROR, logger="rk.plugins"):
-        notify(getattr(plugin_manager.hook, hook), **kwargs)
+        notify(plugin_manager, hook, **kwargs)
     assert record.seen == [kwargs]
     assert f"plugin broken failed in {hook}" in caplog.text
 
 
 def _fire(plugin_manager: RkPluginManager, register_plugin: Register, hook: str, **kw: Any) -> Any:
     record = register_plugin(Recorder(), "record")
-    notify(getattr(plugin_manager.hook, hook), **kw)
+    notify(plugin_manager, hook, **kw)
     return record.seen
 
 

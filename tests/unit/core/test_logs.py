@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from rk.core.logs import JsonFormatter, TextFormatter, log_ids
-from rk.core.redact import redact, remember_secret
+from rk.core.redact import public_message, redact, remember_secret
 
 
 def record(message: str, *args: object) -> logging.LogRecord:
@@ -74,3 +74,22 @@ def test_remembered_secret_masked_anywhere() -> None:
 
 def test_plain_text_untouched() -> None:
     assert redact("ingest job 4: created, 2 images") == "ingest job 4: created, 2 images"
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden"),
+    [
+        ("[Errno 21] Is a directory: '/srv/rk-data/media/runway/a.jpg'", "/srv/rk-data"),
+        ("cannot open SQLite database /home/op/rk/rk.sqlite3: locked", "/home/op"),
+        ("database sqlite:////var/lib/rk/rk.sqlite3 is locked", "/var/lib"),
+        ("storage file:///mnt/media failed", "/mnt/media"),
+        ("postgresql://rk:hunter22@db/rk refused", "hunter22"),
+    ],
+)
+def test_public_messages_show_no_path_dsn_password_or_secret(text: str, hidden: str) -> None:
+    assert hidden not in public_message(text)
+
+
+def test_public_messages_keep_urls_and_keys() -> None:
+    text = "look 2 (HTTP 404): https://img.example/a/b.jpg, key runway/ab.jpg"
+    assert public_message(text) == text

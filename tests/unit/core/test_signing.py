@@ -7,7 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rk.core.errors import SignatureError
-from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, signed_headers, verify
+from rk.core.signing import (
+    NONCE_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    signed_headers,
+    verify,
+)
 
 NOW = 1_900_000_000
 methods = st.sampled_from(["GET", "POST", "PUT", "DELETE"])
@@ -18,7 +24,14 @@ bodies = st.binary(max_size=512)
 
 def _verify(secret: str, method: str, path: str, body: bytes, headers: dict[str, str]) -> None:
     verify(
-        secret, method, path, headers[TIMESTAMP_HEADER], headers[SIGNATURE_HEADER], body, now=NOW
+        secret,
+        method,
+        path,
+        headers[TIMESTAMP_HEADER],
+        headers[SIGNATURE_HEADER],
+        body,
+        nonce=headers.get(NONCE_HEADER),
+        now=NOW,
     )
 
 
@@ -88,3 +101,27 @@ def test_malformed_headers_give_one_line(timestamp, sig, message: str) -> None:
     with pytest.raises(SignatureError, match=message) as err:
         verify("s", "POST", "/p", timestamp, sig, b"", now=NOW)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "spelling", [f" {NOW} ", f"+{NOW}", f"0{NOW}", f"{NOW:_}", f"{NOW}\n", "١٩٠٠٠٠٠٠٠٠"]
+)
+def test_timestamp_has_one_spelling(spelling: str) -> None:
+    """Only plain digits sign: a space, sign, leading zero or underscore cannot vary it."""
+    body = b"{}"
+    headers = signed_headers("s3cret", "POST", "/x", body, now=NOW)
+    with pytest.raises(SignatureError, match="plain decimal digits"):
+        verify("s3cret", "POST", "/x", spelling, headers[SIGNATURE_HEADER], body, now=NOW)
+
+
+def test_the_nonce_is_signed() -> None:
+    headers = signed_headers("s3cret", "GET", "/x", b"", now=NOW)
+    assert len(headers[NONCE_HEADER]) >= 16
+    args = ("s3cret", "GET", "/x", headers[TIMESTAMP_HEADER], headers[SIGNATURE_HEADER], b"")
+    assert verify(*args, nonce=headers[NONCE_HEADER], now=NOW) == NOW
+    with pytest.raises(SignatureError, match="does not match"):
+        verify(*args, nonce="another-nonce", now=NOW)
+    with pytest.raises(SignatureError, match="does not match"):
+        verify(*args, now=NOW)
+    with pytest.raises(SignatureError, match="8-64 characters"):
+        verify(*args, nonce="a b", now=NOW)

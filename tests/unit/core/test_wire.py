@@ -17,14 +17,17 @@ from rk.core.wire import (
     ShowIngest,
     UploadUrlRequest,
     decode_error_line,
+    printable,
 )
 
 SHA1 = "0123456789abcdef0123456789abcdef01234567"
+PRINTABLE = st.characters(blacklist_categories=("Cc", "Cs"))
 
 
 def show(**changes: object) -> ShowIngest:
     base = ShowIngest(
         source="vogue",
+        kind="runway",
         show_key="fall-2031-ready-to-wear/kestrel-vine",
         title="Fall 2031 Ready-to-Wear",
         brand=BrandRef(uid="AbCdEfGh", name="Kestrel & Vine"),
@@ -64,10 +67,10 @@ def test_show_roundtrip() -> None:
     ),
     st.builds(
         CrawlResult,
-        worker=st.text(min_size=1, max_size=20),
+        worker=st.text(PRINTABLE, min_size=1, max_size=20),
         status=st.sampled_from(["done", "failed"]),
         shows_submitted=st.integers(0, 1000),
-        error=st.text(max_size=50),
+        error=st.text(PRINTABLE | st.sampled_from("\t\n\r"), max_size=50),
     ),
 )
 def test_other_types_roundtrip(request: UploadUrlRequest, result: CrawlResult) -> None:
@@ -141,3 +144,19 @@ def test_embedding_submit_limits() -> None:
     assert roundtrip(EmbeddingSubmit(items=[item])) == EmbeddingSubmit(items=[item])
     bad = msgspec.json.encode({"items": [{"kind": "runway", "image_id": 0, "vector": [1.0]}]})
     assert "$.items[0].image_id" in _decode_error(bad, EmbeddingSubmit)
+
+
+@given(st.text(max_size=80))
+def test_printable_text_always_passes_the_wire(raw: str) -> None:
+    """What spiders report (crawl and embedding errors) is made fit for the wire first."""
+    result = CrawlResult(worker="w", status="failed", error=printable(raw))
+    assert roundtrip(result) == result
+
+
+@pytest.mark.parametrize("field", ["title", "show_key", "season", "city", "designer", "author"])
+@pytest.mark.parametrize("char", ["\x00", "\x1b", "\n", "\x7f"])
+def test_control_characters_are_refused_naming_the_field(field: str, char: str) -> None:
+    raw = msgspec.json.encode(show(**{field: f"a{char}b"}))
+    message = _decode_error(raw)
+    assert "control characters" in message
+    assert f"$.{field}" in message

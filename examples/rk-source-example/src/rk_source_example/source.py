@@ -46,6 +46,7 @@ class ExampleSource:
         ]
         return ShowIngest(
             source=self.name,
+            kind=self.kind,
             show_key=show.url.removeprefix(self.base).strip("/"),
             title=page.css("h1::text").get("").strip(),
             season=page.css(".season::text").get("").strip(),

@@ -190,6 +190,7 @@ def test_show_shaped_state_with_arbitrary_leaves(state: Any) -> None:
 
 SHOW = ShowIngest(
     source="vogue",
+    kind="runway",
     show_key="s/d",
     title="t",
     looks=[

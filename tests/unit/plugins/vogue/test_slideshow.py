@@ -81,6 +81,7 @@ def test_a_slide_is_matched_by_its_photo_before_its_own_number() -> None:
     look_url = "https://cdn.test/photos/{}/master/w_1,c_limit/x.jpg"
     show = ShowIngest(
         source="vogue",
+        kind="runway",
         show_key="s/d",
         title="t",
         looks=[Look(number=n, image=ImageRef(url=look_url.format(PID.format(n)))) for n in (1, 2)],

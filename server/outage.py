@@ -1,0 +1,60 @@
+"""A database that is down answers 503 with ``Retry-After``, logged once per outage.
+
+Connection failures (refused, terminated, not accepting connections, SQLite locked or
+unreadable) are not bugs in rk: each request that meets one gets a one-line 503 telling
+the client to retry, and the log gets one line when the outage starts instead of a
+traceback per request. An outage ends when no such error was seen for ``QUIET_S``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+
+import asyncpg
+
+from rk.core.redact import public_message
+
+log = logging.getLogger("rk.server.database")
+
+RETRY_AFTER_S = 5
+QUIET_S = 30.0
+"""An error after this long without one starts a new outage (and a new log line)."""
+_PG_DOWN: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.ObjectNotInPrerequisiteStateError,
+    asyncpg.exceptions.TooManyConnectionsError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.InternalClientError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+)
+_SQLITE_DOWN = ("locked", "unable to open", "disk i/o", "readonly", "busy")
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached, rather than that rk has a bug."""
+    if isinstance(exc, (*_PG_DOWN, ConnectionError, TimeoutError)):
+        return True
+    if isinstance(exc, sqlite3.OperationalError):
+        return any(words in str(exc).lower() for words in _SQLITE_DOWN)
+    return False
+
+
+class OutageLog:
+    """Remembers when the last database error was seen, to log each outage once."""
+
+    def __init__(self) -> None:
+        self.last_seen = 0.0
+
+    def seen(self, exc: BaseException) -> None:
+        """Log the first error of an outage (one line, no traceback); stay quiet after it."""
+        now = time.monotonic()
+        if now - self.last_seen > QUIET_S:
+            reason = public_message(f"{type(exc).__name__}: {exc}".splitlines()[0])
+            log.error("database unavailable, answering 503 until it is back: %s", reason)
+        self.last_seen = now
+
+
+OUTAGES = OutageLog()

@@ -1,0 +1,61 @@
+"""Idle ingest workers wake on a new job instead of waiting for their next poll.
+
+The workers poll once an hour here, so a job they run was announced to them: on
+PostgreSQL by ``NOTIFY`` from another process's enqueue, on SQLite by the process's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from integration.queues.helpers import Clock
+
+from rk.core.config import QueueSettings
+from rk.core.plugins import get_plugin_manager
+from rk.core.queues import Job
+from rk.server.queues.engine import JobQueue
+from rk.server.services.job_result import JobDone
+from rk.server.workers.claim import Claim
+from rk.server.workers.ingest import IngestWorkers
+
+HOUR_S = 3600.0
+HANG_GUARD_S = 60  # only ends a broken run: the poll alone would take an hour
+
+
+@pytest.fixture
+async def queue(queue_dsn: str, clock: Clock) -> AsyncIterator[JobQueue]:
+    """The workers' queue, on a database of its own (a backend process)."""
+    queue = await JobQueue.open(queue_dsn, QueueSettings(), clock=clock)
+    yield queue
+    await queue.close()
+
+
+async def test_an_idle_worker_wakes_on_a_new_job(
+    queue: JobQueue, queue_dsn: str, clock: Clock
+) -> None:
+    ran: asyncio.Queue[int] = asyncio.Queue()
+
+    async def handler(job: Job, claim: Claim) -> JobDone:
+        ran.put_nowait(job.id)
+        return JobDone(outcome="noop", note="woken")
+
+    assert await queue.watch()
+    workers = IngestWorkers(
+        queue, {"crawl": handler}, get_plugin_manager(), count=2, poll_interval_s=HOUR_S
+    )
+    workers.start()
+    producer = queue
+    if queue_dsn.startswith("postgres"):  # NOTIFY reaches other processes too
+        producer = await JobQueue.open(queue_dsn, QueueSettings(), clock=clock)
+    try:
+        await asyncio.sleep(0)  # the workers find nothing and go idle
+        for n in range(3):
+            job_id = await producer.enqueue("crawl", str(n), 0)
+            assert await asyncio.wait_for(ran.get(), HANG_GUARD_S) == job_id
+        assert queue.wakeups >= 3
+    finally:
+        await workers.stop()
+        if producer is not queue:
+            await producer.close()
