@@ -77,7 +77,7 @@ class Database(Connection, Protocol):
 
         Each statement sees every commit made before it starts. On PostgreSQL the
         connection is held for the whole run, so a loop of reads costs one round trip
-        each instead of also a pool checkout and reset; on SQLite reads go to the readers.
+        each and no pool checkout and release; on SQLite reads go to the readers.
         """
         ...
 

@@ -7,7 +7,7 @@ Under load many requests want the counters at once; ``CounterReads`` lets them s
 reads without ever seeing an old value: a request joins the *next* read to start, never
 one already running, so the value it gets was read after it arrived. While requests keep
 coming the reads run back to back on one held connection (``Database.reading``): one
-round trip each, no pool checkout and reset per read.
+round trip each, no pool checkout and release per read.
 """
 
 from __future__ import annotations
