@@ -15,6 +15,7 @@ import os
 import random
 import re
 import time
+from typing import Any
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -50,6 +51,16 @@ class HttpMetrics:
             "rk_backend_info", "This backend process.", ["version", "pid"], registry=self.registry
         )
         info.labels(__version__, str(os.getpid())).set(1)
+        self._children: dict[tuple[str, str, int], Any] = {}
+
+    def observe(self, route: str, method: str, status: int, seconds: float) -> None:
+        """Record one request; the labelled child is looked up once per label set, not
+        once per request (``labels()`` takes a lock and builds its key every call)."""
+        key = (route, method, status)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self.latency.labels(route, method, str(status))
+        child.observe(seconds)
 
 
 def _request_id(scope: Scope) -> str:
@@ -89,7 +100,7 @@ def request_context(app: ASGIApp) -> ASGIApp:
                 method = scope.get("method", "")
                 metrics: HttpMetrics | None = getattr(scope["app"].state, "http_metrics", None)
                 if metrics is not None:
-                    metrics.latency.labels(route, method, str(status)).observe(elapsed)
+                    metrics.observe(route, method, status, elapsed)
                 level = logging.WARNING if status >= 500 else logging.INFO
                 if status < 400:
                     level = logging.DEBUG

@@ -72,6 +72,15 @@ class Database(Connection, Protocol):
         """Whether this task is inside ``transaction()``."""
         ...
 
+    def reading(self) -> AbstractAsyncContextManager[Connection]:
+        """One connection for a run of single-statement reads outside any transaction.
+
+        Each statement sees every commit made before it starts. On PostgreSQL the
+        connection is held for the whole run, so a loop of reads costs one round trip
+        each and no pool checkout and release; on SQLite reads go to the readers.
+        """
+        ...
+
     def describe(self) -> str:
         """The connections held, for logs (``pool of 9 connections``)."""
         ...

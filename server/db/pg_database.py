@@ -112,6 +112,12 @@ class PgDatabase:
             finally:
                 self._current.reset(token)
 
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[PgConnection]:
+        """A pooled connection held in autocommit mode until the block ends."""
+        async with self.pool.acquire() as conn:
+            yield PgConnection(conn)
+
     async def rows(self, sql: str, *args: Any) -> list[Row]:
         ambient = self._ambient()
         if ambient is not None:

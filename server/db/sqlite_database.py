@@ -100,6 +100,30 @@ class SqliteConnection:
         await self._db.on_writer(lambda c: c.executemany(sql, sets))
 
 
+class SqliteReader:
+    """Statements on the read-only connections, outside any transaction (``reading()``)."""
+
+    def __init__(self, db: SqliteDatabase) -> None:
+        self._db = db
+
+    async def rows(self, sql: str, *args: Any) -> list[Row]:
+        return await self._db.on_reader(lambda c: c.execute(sql, params(args)).fetchall())
+
+    async def row(self, sql: str, *args: Any) -> Row | None:
+        found = await self.rows(sql, *args)
+        return found[0] if found else None
+
+    async def value(self, sql: str, *args: Any) -> Any:
+        found = await self.row(sql, *args)
+        return None if found is None else found[0]
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        raise sqlite3.OperationalError("reading() connections are read-only")
+
+    async def execute_many(self, sql: str, args: Iterable[Any]) -> None:
+        raise sqlite3.OperationalError("reading() connections are read-only")
+
+
 class SqliteDatabase:
     """``Database`` over one SQLite file: a writer and ``readers`` read-only connections."""
 
@@ -217,10 +241,19 @@ class SqliteDatabase:
         """Run ``fn(conn)`` on a reader (committed data), or in this task's transaction."""
         if self._ambient() is not None:
             return await self.on_writer(fn)
+        return await self.on_reader(fn)
+
+    async def on_reader(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(conn)`` on a read-only connection: committed data, whatever the task."""
         if self._writer_pool is None:
             raise RuntimeError(f"SQLite database {self.path} is closed")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._reader_pool, lambda: fn(self._reader_conn()))
+
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[SqliteReader]:
+        """The read-only connections, each statement on whichever is free (WAL)."""
+        yield SqliteReader(self)
 
     async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(conn)`` atomically on the writer; its result once committed.

@@ -9,15 +9,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get
-from litestar.datastructures import State
-from litestar.di import NamedDependency
 from litestar.params import QueryParameter
 from msgspec import Struct
 
-from rk.core.storage import Storage
 from rk.server.public.http_cache import render_json, send
-from rk.server.public.page_cache import Rendered, cached
-from rk.server.public.pages import model_of, newest
+from rk.server.public.page_cache import Rendered, cached, serve_cached
+from rk.server.public.pages import model_of, newest, storage_of
 from rk.server.public.params import (
     Before,
     Brand,
@@ -52,13 +49,12 @@ class PublicApi(Controller):
 
     path = "/api"
     tags = ("public",)
+    middleware = (serve_cached,)
 
     @get("/shows", summary="Published shows, newest first, filtered, keyset-paged")
     async def shows(
         self,
         request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
         brand: Brand = None,
         season: Season = None,
         year: Year = None,
@@ -71,16 +67,15 @@ class PublicApi(Controller):
 
         async def render() -> Rendered:
             filters = await parse_filters(brand, season, year, city, kind)
-            found = await list_shows(storage, filters, parse_cursor(before), limit)
+            found = await list_shows(storage_of(request), filters, parse_cursor(before), limit)
             return render_json(found, newest(found))
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/facets", summary="Filter values with show counts under the given filters")
     async def facets(
         self,
         request: Request[Any, Any, Any],
-        state: State,
         brand: Brand = None,
         season: Season = None,
         year: Year = None,
@@ -92,56 +87,50 @@ class PublicApi(Controller):
         async def render() -> Rendered:
             return render_json(await facets(await parse_filters(brand, season, year, city, kind)))
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/shows/{show_id:str}", summary="One published show with its looks and details")
     async def show(
         self,
         request: Request[Any, Any, Any],
         show_id: ShowId,
-        state: State,
-        storage: NamedDependency[Storage],
     ) -> Response[Show]:
         """Facts, credits, looks in order, then details; 404 unless published."""
 
         async def render() -> Rendered:
-            found = await get_show(storage, parse_id(show_id, "show"))
+            found = await get_show(storage_of(request), parse_id(show_id, "show"))
             return render_json(found, found.updated_at)
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/images/{image_id:str}", summary="One published image, its show and similar looks")
     async def image(
         self,
         request: Request[Any, Any, Any],
         image_id: ImageId,
-        state: State,
-        storage: NamedDependency[Storage],
     ) -> Response[ImagePage]:
         """The image, previous/next in its show, and its stored neighbours with scores."""
 
         async def render() -> Rendered:
             checked = parse_id(image_id, "image")
-            return render_json(await get_image(storage, checked, model_of(state)))
+            return render_json(await get_image(storage_of(request), checked, model_of(request)))
 
-        return send(request, await cached(request, state, render, neighbours=True))
+        return send(request, await cached(request, render, neighbours=True))
 
     @get("/brands", summary="Brands with published shows, A–Z, with counts")
-    async def brands(self, request: Request[Any, Any, Any], state: State) -> Response[BrandIndex]:
+    async def brands(self, request: Request[Any, Any, Any]) -> Response[BrandIndex]:
         """Every brand that has a published show."""
 
         async def render() -> Rendered:
             return render_json(await brand_index())
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/brands/{uid:str}", summary="One brand and a page of its published shows")
     async def brand(
         self,
         request: Request[Any, Any, Any],
         uid: BrandUid,
-        state: State,
-        storage: NamedDependency[Storage],
         before: Before = None,
         limit: Limit = PAGE_SIZE,
     ) -> Response[BrandShows]:
@@ -150,7 +139,7 @@ class PublicApi(Controller):
         async def render() -> Rendered:
             found = await brand_by_uid(uid)
             filters = await parse_filters(brand=found.uid)
-            shows = await list_shows(storage, filters, parse_cursor(before), limit)
+            shows = await list_shows(storage_of(request), filters, parse_cursor(before), limit)
             return render_json(BrandShows(brand=found, shows=shows), newest(shows))
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))

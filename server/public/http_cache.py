@@ -2,7 +2,7 @@
 
 The ETag is a hash of the bytes sent, so it changes exactly when the answer does: a
 publish or unpublish changes the next rendered page, and with it the ETag. Pages may be
-kept by a browser or a CDN for ``MAX_AGE_S`` seconds, then must be revalidated, which
+kept by a browser or a CDN for ``page_cache.MAX_AGE_S`` seconds, then must be revalidated, which
 costs a 304 when nothing changed. Only ``If-None-Match`` is honoured: ``Last-Modified``
 (the newest change among the articles shown) is informative, because one second is too
 coarse to tell two changes apart and an unpublished article leaves no newer time behind.
@@ -10,23 +10,14 @@ coarse to tell two changes apart and an unpublished article leaves no newer time
 
 from __future__ import annotations
 
-import hashlib
-from email.utils import formatdate
 from typing import Any
 
 import msgspec
 from litestar import MediaType, Request, Response
 
-from rk.server.public.page_cache import Rendered
+from rk.server.public.page_cache import CACHE_CONTROL, Rendered
 
-MAX_AGE_S = 30
-CACHE_CONTROL = f"public, max-age={MAX_AGE_S}"
 NO_STORE = "no-store"
-
-
-def etag_of(body: bytes) -> str:
-    """A strong ETag of ``body``."""
-    return '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
 
 
 def _matches(request: Request[Any, Any, Any], etag: str) -> bool:
@@ -49,10 +40,10 @@ def send(
     Typed ``Response[Any]``: the body is the encoded form of whatever the route declares
     (a page, or a Struct whose schema the OpenAPI document shows).
     """
-    etag = etag_of(rendered.body)
+    etag = rendered.etag
     headers = {"ETag": etag, "Cache-Control": cache_control}
-    if rendered.last_modified > 0:
-        headers["Last-Modified"] = formatdate(rendered.last_modified, usegmt=True)
+    if rendered.last_modified:
+        headers["Last-Modified"] = rendered.last_modified
     if status_code == 200 and request.method in ("GET", "HEAD") and _matches(request, etag):
         return Response(b"", status_code=304, headers=headers)
     return Response(
@@ -66,12 +57,12 @@ def render_html(
     """A template rendered in the shared environment."""
     engine: Any = request.app.template_engine
     text = engine.get_template(template).render(request=request, flashes=[], **context)
-    return Rendered(text.encode(), MediaType.HTML, last_modified)
+    return Rendered.of(text.encode(), MediaType.HTML, last_modified)
 
 
 def render_json(value: Any, last_modified: int = 0) -> Rendered:
     """``value`` (a Struct) as JSON."""
-    return Rendered(msgspec.json.encode(value), MediaType.JSON, last_modified)
+    return Rendered.of(msgspec.json.encode(value), MediaType.JSON, last_modified)
 
 
 def html(

@@ -9,12 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, Response, get
-from litestar.datastructures import State
-from litestar.di import NamedDependency
 
 from rk.core.storage import Storage
 from rk.server.public.http_cache import render_html, send
-from rk.server.public.page_cache import Rendered, cached
+from rk.server.public.page_cache import Rendered, cached, serve_cached
 from rk.server.public.params import (
     Before,
     Brand,
@@ -41,9 +39,16 @@ def newest(shows: ShowList) -> int:
     return max((card.updated_at for card in shows.items), default=0)
 
 
-def model_of(state: State) -> str | None:
+def storage_of(request: Request[Any, Any, Any]) -> Storage:
+    """The app's storage, read from the app state (a ``state`` or ``storage`` parameter
+    would cost a copy of the state and a Protocol ``isinstance`` check per request)."""
+    storage: Storage = request.app.state.storage
+    return storage
+
+
+def model_of(request: Request[Any, Any, Any]) -> str | None:
     """The backend's embedding model id, None when it has none."""
-    embedder = runtime_of(state).embedder
+    embedder = runtime_of(request.app.state).embedder
     return embedder.model_id if embedder is not None else None
 
 
@@ -52,13 +57,12 @@ class PublicPages(Controller):
 
     include_in_schema = False
     tags = ("public",)
+    middleware = (serve_cached,)
 
     @get("/", name="public:home")
     async def home(
         self,
         request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
         brand: Brand = None,
         season: Season = None,
         year: Year = None,
@@ -70,7 +74,7 @@ class PublicPages(Controller):
 
         async def render() -> Rendered:
             filters = await parse_filters(brand, season, year, city, kind)
-            shows = await list_shows(storage, filters, parse_cursor(before))
+            shows = await list_shows(storage_of(request), filters, parse_cursor(before))
             context = {
                 "filters": filters,
                 "shows": shows,
@@ -80,24 +84,22 @@ class PublicPages(Controller):
             }
             return render_html(request, "public/home.html", context, newest(shows))
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/brands", name="public:brands")
-    async def brands(self, request: Request[Any, Any, Any], state: State) -> Response[bytes]:
+    async def brands(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         """Every brand with published shows, A–Z, with counts."""
 
         async def render() -> Rendered:
             return render_html(request, "public/brands.html", {"index": await brand_index()})
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/brands/{uid:str}", name="public:brand")
     async def brand(
         self,
         request: Request[Any, Any, Any],
         uid: BrandUid,
-        state: State,
-        storage: NamedDependency[Storage],
         before: Before = None,
     ) -> Response[bytes]:
         """One brand's published shows, newest first."""
@@ -105,40 +107,38 @@ class PublicPages(Controller):
         async def render() -> Rendered:
             found = await brand_by_uid(uid)
             filters = await parse_filters(brand=found.uid)
-            shows = await list_shows(storage, filters, parse_cursor(before))
+            shows = await list_shows(storage_of(request), filters, parse_cursor(before))
             context = {"brand": found, "filters": filters, "shows": shows, "first_page": not before}
             return render_html(request, "public/brand.html", context, newest(shows))
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/shows/{show_id:str}", name="public:show")
     async def show(
         self,
         request: Request[Any, Any, Any],
         show_id: ShowId,
-        state: State,
-        storage: NamedDependency[Storage],
     ) -> Response[bytes]:
         """A published show: facts, credits, looks in order, then details."""
 
         async def render() -> Rendered:
-            found = await get_show(storage, parse_id(show_id, "show"))
+            found = await get_show(storage_of(request), parse_id(show_id, "show"))
             return render_html(request, "public/show.html", {"show": found}, found.updated_at)
 
-        return send(request, await cached(request, state, render))
+        return send(request, await cached(request, render))
 
     @get("/images/{image_id:str}", name="public:image")
     async def image(
         self,
         request: Request[Any, Any, Any],
         image_id: ImageId,
-        state: State,
-        storage: NamedDependency[Storage],
     ) -> Response[bytes]:
         """A published image large, its show, previous/next look and similar looks."""
 
         async def render() -> Rendered:
-            found = await get_image(storage, parse_id(image_id, "image"), model_of(state))
+            found = await get_image(
+                storage_of(request), parse_id(image_id, "image"), model_of(request)
+            )
             return render_html(request, "public/image.html", {"page": found})
 
-        return send(request, await cached(request, state, render, neighbours=True))
+        return send(request, await cached(request, render, neighbours=True))

@@ -95,3 +95,25 @@ async def test_other_tasks_see_committed_rows_only(db: Database) -> None:
 async def test_pool_size_formula() -> None:
     assert default_pool_size(1) == 9
     assert default_pool_size(4) == 12
+
+
+async def test_a_held_reading_connection_sees_every_commit_at_its_next_statement(
+    db: Database, any_dsn: str
+) -> None:
+    read = "SELECT version FROM public_changes WHERE name = 'content'"
+    bump = "UPDATE public_changes SET version = version + 1 WHERE name = 'content'"
+    start = await db.value(read)
+    async with db.reading() as conn:
+        assert await conn.value(read) == start
+        await db.execute(bump)  # this process, another connection
+        assert await conn.value(read) == start + 1
+        other = await connect(any_dsn)  # another process's database path
+        try:
+            await other.execute(bump)
+        finally:
+            await close(other)
+        assert await conn.value(read) == start + 2
+        async with db.transaction():
+            await db.execute(bump)
+            assert await conn.value(read) == start + 2, "uncommitted writes are not seen"
+        assert await conn.value(read) == start + 3

@@ -119,3 +119,25 @@ async def test_any_write_to_what_a_page_shows_is_seen_next_request(
     assert (now.content, now.neighbours) == (moved.content, moved.neighbours + 1)
     await add_brand("Unrelated New Brand")
     assert (await read_changes()).content > moved.content
+
+
+async def test_a_page_sent_again_from_the_cache_is_the_same_answer_until_a_change(
+    site: Backend, archive: Archive
+) -> None:
+    show = f"/shows/{archive.shows['acne-ss25']}"
+    sent = ("etag", "cache-control", "content-type", "content-length", "last-modified")
+    for path in ("/", show, f"/images/{archive.images['acne-ss25'][0]}", f"/api{show}"):
+        first = await site.client.get(path, headers=HTML)
+        for _ in range(3):  # plain GETs of a cached answer: sent before the handler runs
+            again = await site.client.get(path, headers=HTML)
+            assert (again.status_code, again.content) == (200, first.content), path
+            assert {k: again.headers.get(k) for k in sent} == {
+                k: first.headers.get(k) for k in sent
+            }, path
+            assert again.headers["x-request-id"] != first.headers["x-request-id"]
+    pending = archive.shows["pending"]
+    await set_status(pending, "published")
+    home = await site.client.get("/", headers=HTML)
+    assert f"/shows/{pending}" in home.text
+    await set_status(pending, "rejected")
+    assert f"/shows/{pending}" not in (await site.client.get("/", headers=HTML)).text
