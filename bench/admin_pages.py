@@ -18,12 +18,6 @@ PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropp
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    sys.path.pop(0)
-
 import argparse
 import asyncio
 import json
@@ -33,19 +27,18 @@ import re
 import sqlite3
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 from litestar import Litestar, Request, get
 from litestar.response import Template
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from support.net import free_port, wait_for_port
-
 from rk.server.db.migrate import migrate
+from tests.support.net import free_port, wait_for_port
 
 RK = str(Path(sys.executable).with_name("rk"))
 PASSWORD = "bench-password-123"
@@ -438,7 +431,7 @@ def main() -> int:
         if args.engine in ("sqlite", "both"):
             table += run("sqlite", f"sqlite:///{tmp / 'rk.sqlite3'}", tmp, args)
         if args.engine in ("postgresql", "both"):
-            from support.pg import fresh_database
+            from tests.support.pg import fresh_database
 
             with fresh_database() as dsn:
                 table += run("postgresql", dsn, tmp, args)

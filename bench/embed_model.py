@@ -33,11 +33,8 @@ import numpy as np
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from models.samples import TINY_CLIP  # noqa: E402
-
 from rk.plugins.clip_embed.embedder import ClipEmbedder, l2_normalise  # noqa: E402
+from tests.models.samples import TINY_CLIP  # noqa: E402
 
 SIZES = {"thumb 256x384": (256, 384), "photo 1280x1920": (1280, 1920)}
 

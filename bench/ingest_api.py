@@ -33,12 +33,9 @@ from pathlib import Path
 
 import msgspec
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from support.net import free_port, wait_for_port
-
 from rk.core.signing import signed_headers
 from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from tests.support.net import free_port, wait_for_port
 
 SECRET = "bench-secret"
 PATH = "/admin/internal/ingest"

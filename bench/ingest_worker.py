@@ -41,10 +41,6 @@ import numpy as np
 import uvicorn
 from PIL import Image
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from support.net import free_port, wait_for_port
-
 from rk.core.config import (
     IngestSettings,
     MediaSettings,
@@ -58,6 +54,7 @@ from rk.core.thumbs import make_thumbnail
 from rk.core.wire import ImageRef, Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.db.tables import IngestJob
+from tests.support.net import free_port, wait_for_port
 
 SECRET = "bench-secret"
 LOOKS = 40

@@ -30,12 +30,9 @@ import numpy as np
 from obstore.store import S3Store
 from PIL import Image
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from support.net import free_port, wait_for_port
-
 from rk.core.keys import sha1_hex
 from rk.core.thumbs import make_thumbnail
+from tests.support.net import free_port, wait_for_port
 
 
 def photo(width: int, height: int, seed: int) -> bytes:

@@ -33,11 +33,8 @@ from pathlib import Path
 import httpx
 from litestar import Litestar, MediaType, Request, Response, get
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from support.net import free_port, wait_for_port
-
 from rk.server.db.migrate import migrate
+from tests.support.net import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[1]
 RK = str(Path(sys.executable).with_name("rk"))
@@ -315,7 +312,7 @@ def main() -> int:
         if args.engine in ("sqlite", "both"):
             table += run("sqlite", f"sqlite:///{tmp / 'rk.sqlite3'}", tmp, args, model)
         if args.engine in ("postgresql", "both"):
-            from support.pg import fresh_database
+            from tests.support.pg import fresh_database
 
             with fresh_database() as dsn:
                 table += run("postgresql", dsn, tmp, args, model)

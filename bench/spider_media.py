@@ -34,12 +34,6 @@ import httpx
 import numpy as np
 from PIL import Image
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from integration.spider.photos import photo_bytes, serve_photo_site
-from integration.spider.procs import Backend, Proc, spider, spider_config
-from support.net import free_port, wait_for_port
-
 from rk.core.client import BackendClient
 from rk.core.config import MediaSettings, Settings, SpiderSettings
 from rk.core.http import polite_client
@@ -47,6 +41,9 @@ from rk.core.keys import content_key, sha1_hex
 from rk.core.media_upload import MediaUploader, UploadStats
 from rk.core.thumbs import make_thumbnail
 from rk.core.wire import ImageRef, Look, ShowIngest, UploadUrl, UploadUrlRequest
+from tests.integration.spider.photos import photo_bytes, serve_photo_site
+from tests.integration.spider.procs import Backend, Proc, spider, spider_config
+from tests.support.net import free_port, wait_for_port
 
 SECRET = "bench-secret"
 MB = 1e6

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.pg import fresh_database
 
 from rk.core.plugins import RkPluginManager, new_plugin_manager
+from tests.support.pg import fresh_database
 
 
 @pytest.fixture(autouse=True)

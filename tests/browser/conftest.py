@@ -17,8 +17,9 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 import pytest
-from integration.spider.procs import Backend
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.integration.spider.procs import Backend
 
 T = TypeVar("T")
 

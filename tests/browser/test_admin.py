@@ -23,13 +23,13 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from browser.conftest import PHONE, horizontal_overflow, screenshot
-from integration.public.archive import photo
-from integration.spider.procs import RK, Backend, clean_env
 from playwright.sync_api import Page, expect
 
 from rk.core.signing import signed_headers
 from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from tests.browser.conftest import PHONE, horizontal_overflow, screenshot
+from tests.integration.public.archive import photo
+from tests.integration.spider.procs import RK, Backend, clean_env
 
 SECRET = "browser-admin-secret"
 PASSWORD = "a long enough password"

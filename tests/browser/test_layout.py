@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from browser.conftest import PHONE, horizontal_overflow, screenshot
-from integration.spider.procs import Backend
 from playwright.sync_api import Page
+
+from tests.browser.conftest import PHONE, horizontal_overflow, screenshot
+from tests.integration.spider.procs import Backend
 
 
 def test_unknown_page_is_a_page_in_the_layout(page: Page, backend: Backend, tmp_path: Path) -> None:

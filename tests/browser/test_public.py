@@ -9,16 +9,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
-from integration.public.archive import Archive, seed
-from integration.public.vectors import embed_archive, wait_placed
-from integration.spider.procs import Backend
-from models.samples import TINY_CLIP
 from playwright.sync_api import Browser, Page, expect
 
 from rk.core.plugins import new_plugin_manager
 from rk.core.storage import StorageContext, open_storage
 from rk.server.db.engine import close, connect
+from tests.browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
+from tests.integration.public.archive import Archive, seed
+from tests.integration.public.vectors import embed_archive, wait_placed
+from tests.integration.spider.procs import Backend
+from tests.models.samples import TINY_CLIP
 
 SS25 = "Spring 2025 Ready-to-Wear"
 

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.net import free_port
+
+from tests.support.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_INSTALL = "python3 -m venv .venv && .venv/bin/pip install -q -e ."

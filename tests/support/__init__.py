@@ -1,1 +1,1 @@
-"""Shared test helpers (importable as ``support`` thanks to pytest's ``pythonpath``)."""
+"""Shared test helpers, imported as ``tests.support``."""

@@ -18,7 +18,8 @@ from typing import Any
 
 import httpx
 import uvicorn
-from system.netloop import NetLoop
+
+from tests.system.netloop import NetLoop
 
 HOP = {b"connection", b"keep-alive", b"transfer-encoding", b"content-length", b"host"}
 

@@ -12,11 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import asyncpg
-from system.balancer import Balancer
-from system.fleet import Fleet, RkProc
-from system.gate import TcpGate
-from system.pgcluster import PgCluster
-from system.site import FaultySite
+
+from tests.system.balancer import Balancer
+from tests.system.fleet import Fleet, RkProc
+from tests.system.gate import TcpGate
+from tests.system.pgcluster import PgCluster
+from tests.system.site import FaultySite
 
 RESTART_AFTER_S = 3.0
 PG_DOWN_S = 10.0

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from integration.embeddings.backend import TINY_CLIP
-from integration.spider.procs import Proc, clean_env, write_config
-from support.cli import RK
-from support.faketime import faketime_env
-from support.net import wait_for_port
+from tests.integration.embeddings.backend import TINY_CLIP
+from tests.integration.spider.procs import Proc, clean_env, write_config
+from tests.support.cli import RK
+from tests.support.faketime import faketime_env
+from tests.support.net import wait_for_port
 
 SECRET = "system-test-secret-0123456789abcdef"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from system.netloop import NetLoop
+from tests.system.netloop import NetLoop
 
 
 class TcpGate:

@@ -14,17 +14,18 @@ from pathlib import Path
 
 import asyncpg
 import httpx
-from integration.storage.helpers import new_bucket, run_moto, s3_url
-from support.net import free_port
-from system import archive_state, invariants
-from system.balancer import Balancer, Exchange
-from system.faults import FaultRecord, Supervisor, World, inject, schedule
-from system.fleet import Fleet
-from system.gate import TcpGate
-from system.invariants import Check
-from system.netloop import NetLoop
-from system.pgcluster import PgCluster
-from system.site import FaultySite, GroundTruth, draw
+
+from tests.integration.storage.helpers import new_bucket, run_moto, s3_url
+from tests.support.net import free_port
+from tests.system import archive_state, invariants
+from tests.system.balancer import Balancer, Exchange
+from tests.system.faults import FaultRecord, Supervisor, World, inject, schedule
+from tests.system.fleet import Fleet
+from tests.system.gate import TcpGate
+from tests.system.invariants import Check
+from tests.system.netloop import NetLoop
+from tests.system.pgcluster import PgCluster
+from tests.system.site import FaultySite, GroundTruth, draw
 
 FAILURE_CAP = 3
 SETTLE_S = 360.0

@@ -10,9 +10,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from system.archive_state import Snapshot, show_key_of
-from system.balancer import Exchange
-from system.site import GroundTruth, photo_of
+from tests.system.archive_state import Snapshot, show_key_of
+from tests.system.balancer import Exchange
+from tests.system.site import GroundTruth, photo_of
 
 TASK_ROUTE = re.compile(r"/admin/internal/crawl/tasks/(\d+)/(heartbeat|result)$")
 

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from support.net import wait_for_port
+from tests.support.net import wait_for_port
 
 PG_ROOT = Path("/usr/lib/postgresql")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from system.harness import Outcome
+from tests.system.harness import Outcome
 
 
 def table(run: Outcome) -> str:

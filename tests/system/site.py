@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from integration.spider.photos import PhotoSite
-from sites.vogue import pages
+from tests.integration.spider.photos import PhotoSite
+from tests.sites.vogue import pages
 
 SEASONS = (
     ("fall-2031-ready-to-wear", "Fall 2031 Ready-to-Wear", "2031-03-04T16:12:00.000-05:00"),

@@ -12,8 +12,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from system.harness import run_system
-from system.report import table
+
+from tests.system.harness import run_system
+from tests.system.report import table
 
 pytestmark = [pytest.mark.system, pytest.mark.timeout(3600)]
 WINDOW_S = 40.0

@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from integration.server.helpers import Backend, backend_settings, running_backend
 
 from rk.core.plugins import RkPluginManager
+from tests.integration.server.helpers import Backend, backend_settings, running_backend
 
 
 @pytest.fixture

@@ -7,9 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from integration.admin.console import HTML, account, csrf_of, sign_in
-from integration.public.archive import Archive, add_show
-from integration.server.helpers import Backend
 
 from rk.server.db.tables import (
     AdminUser,
@@ -20,6 +17,9 @@ from rk.server.db.tables import (
     ModerationAudit,
 )
 from rk.server.services.brand_admin import add_brand
+from tests.integration.admin.console import HTML, account, csrf_of, sign_in
+from tests.integration.public.archive import Archive, add_show
+from tests.integration.server.helpers import Backend
 
 
 async def snapshot() -> dict[str, Any]:

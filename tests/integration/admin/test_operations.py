@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from integration.admin.console import HTML, account, post_form, sign_in
-from integration.public.archive import Archive, add_show
-from integration.server.helpers import Backend
-
 from rk.server.db.tables import Brand, CrawlTask, IngestJob
+from tests.integration.admin.console import HTML, account, post_form, sign_in
+from tests.integration.public.archive import Archive, add_show
+from tests.integration.server.helpers import Backend
 
 
 async def test_moderator_is_refused_admin_pages(console: Backend) -> None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from integration.admin.console import HTML, PASSWORD, account, csrf_of, sign_in
-from integration.server.helpers import Backend, backend_settings, running_backend
-
 from rk.core.plugins import RkPluginManager
 from rk.server.db.tables import AdminSession, ModerationAudit
 from rk.server.services.admin_users import set_disabled
+from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of, sign_in
+from tests.integration.server.helpers import Backend, backend_settings, running_backend
 
 
 async def test_signed_out_is_sent_to_sign_in(console: Backend) -> None:

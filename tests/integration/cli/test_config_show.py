@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.cli import rk
+from tests.support.cli import rk
 
 
 def lines_of(text: str) -> dict[str, str]:

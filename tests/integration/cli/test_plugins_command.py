@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from support.cli import rk
+from tests.support.cli import rk
 
 BUILT_INS = {"vogue", "theimpression", "s4_storage", "clip_embed", "queues"}
 

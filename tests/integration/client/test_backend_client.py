@@ -7,7 +7,6 @@ import logging
 import httpx
 import msgspec
 import pytest
-from support.net import free_port
 
 from rk.core.client import (
     BackendAuthError,
@@ -33,6 +32,7 @@ from rk.core.wire import (
     ShowIngest,
     UploadUrlRequest,
 )
+from tests.support.net import free_port
 
 from .conftest import SECRET, StandInBackend
 

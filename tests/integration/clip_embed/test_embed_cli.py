@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from models import samples
-from support.cli import rk
+from tests.models import samples
+from tests.support.cli import rk
 
 
 def test_info_reports_model_dim_text_and_active_provider() -> None:

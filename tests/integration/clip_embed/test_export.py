@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from models import samples
-from support.cli import rk
+
+from tests.models import samples
+from tests.support.cli import rk
 
 
 def missing_toolchain() -> list[str]:
@@ -40,7 +41,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random tiny CLIP checkpoint (model, tokenizer, image processor) on disk."""
-    from models.make_tiny_clip import build_source
+    from tests.models.make_tiny_clip import build_source
 
     directory = tmp_path_factory.mktemp("checkpoint") / "tiny-source"
     build_source(directory, seed=7)
@@ -48,9 +49,8 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_export_matches_torch_on_images_and_texts(source: Path, tmp_path: Path) -> None:
-    from models.make_tiny_clip import TEXTS, make_images, reference
-
     from rk.plugins.clip_embed.embedder import ClipEmbedder
+    from tests.models.make_tiny_clip import TEXTS, make_images, reference
 
     out = tmp_path / "export"
     result = rk(

@@ -12,9 +12,10 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from models import samples
-from support.cli import RK, rk
-from support.net import free_port, wait_for_port
+
+from tests.models import samples
+from tests.support.cli import RK, rk
+from tests.support.net import free_port, wait_for_port
 
 REF = samples.reference()
 NAMES = list(REF["images"])

@@ -6,10 +6,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from support.cli import RK, rk
-from support.net import free_port
-
 from rk.server.db.migrate import discover
+from tests.support.cli import RK, rk
+from tests.support.net import free_port
 
 
 def _lines(text: str) -> list[str]:

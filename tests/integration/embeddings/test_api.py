@@ -11,19 +11,19 @@ from pathlib import Path
 import msgspec
 import numpy as np
 import pytest
-from integration.embeddings.backend import (
+
+from rk.core.plugins import RkPluginManager
+from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.plugins.clip_embed.embedder import ClipEmbedder
+from rk.server.db.tables import ImageEmbedding
+from tests.integration.embeddings.backend import (
     TINY_CLIP,
     add_article,
     add_images,
     embed_backend,
     picture,
 )
-from integration.server.helpers import Backend
-
-from rk.core.plugins import RkPluginManager
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
-from rk.plugins.clip_embed.embedder import ClipEmbedder
-from rk.server.db.tables import ImageEmbedding
+from tests.integration.server.helpers import Backend
 
 PENDING = "/admin/internal/embeddings/pending"
 SUBMIT = "/admin/internal/embeddings"

@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 
 import httpx
-from integration.embeddings.backend import add_article, add_image, add_images, embed_backend
-from integration.embeddings.test_spider_embed import spider_config
-from integration.server.test_operations import samples, value
-from support.cli import RK
-from support.net import free_port
 
 from rk.core.plugins import RkPluginManager
 from rk.server.db.tables import Image
+from tests.integration.embeddings.backend import add_article, add_image, add_images, embed_backend
+from tests.integration.embeddings.test_spider_embed import spider_config
+from tests.integration.server.test_operations import samples, value
+from tests.support.cli import RK
+from tests.support.net import free_port
 
 
 async def scrape_until_saved(port: int, saved: int, timeout_s: float = 60) -> dict:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from integration.embeddings.backend import TINY_CLIP, embed_backend
-from integration.server.helpers import article_of, images_of, show
-from integration.server.images import jpeg, serve_images
 
 from rk.core.plugins import RkPluginManager
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.server.db.tables import ImageEmbedding, ImageEmbeddingFailure, ImageNeighbor
+from tests.integration.embeddings.backend import TINY_CLIP, embed_backend
+from tests.integration.server.helpers import article_of, images_of, show
+from tests.integration.server.images import jpeg, serve_images
 
 
 async def wait_for(count: int, timeout_s: float = 30) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import numpy as np
-from integration.embeddings import seed
-from unit.server.brute_force import Lists, assert_exact
 
 from rk.core.plugins import RkPluginManager
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
@@ -14,6 +12,8 @@ from rk.server.db.tables import ImageEmbedding, ImageNeighbor, JobLock
 from rk.server.services.embeddings import ModelInfo, submit
 from rk.server.services.job_lock import JobLease
 from rk.server.workers.neighbours import NeighboursJob, NeighboursWorker
+from tests.integration.embeddings import seed
+from tests.unit.server.brute_force import Lists, assert_exact
 
 DIM = 8
 MODEL = ModelInfo(model_id="tiny", dim=DIM)

@@ -13,7 +13,6 @@ from pathlib import Path
 import asyncpg
 import numpy as np
 import pytest
-from integration.embeddings.backend import TINY_CLIP, add_article, add_images, embed_backend
 from piccolo.querystring import QueryString
 
 from rk.core.plugins import RkPluginManager
@@ -25,6 +24,7 @@ from rk.server.services.embeddings import ModelInfo, submit, vector_bytes
 from rk.server.services.neighbour_lists import decode
 from rk.server.services.neighbours import SKIP, Placement, normalised
 from rk.server.services.search_index import FINGERPRINT_SQL, Fingerprint, SearchIndex
+from tests.integration.embeddings.backend import TINY_CLIP, add_article, add_images, embed_backend
 
 MODEL = "m"
 DIM = 16

@@ -9,8 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from integration.embeddings import seed
-from integration.embeddings.conftest import BACKEND
 
 from rk.core import hookimpl
 from rk.core.plugins import RkPluginManager
@@ -23,6 +21,8 @@ from rk.server.services.embeddings import (
     lease_pending,
     submit,
 )
+from tests.integration.embeddings import seed
+from tests.integration.embeddings.conftest import BACKEND
 
 MODEL = ModelInfo(model_id="tiny", dim=4)
 CAP = 3

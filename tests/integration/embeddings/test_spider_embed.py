@@ -13,7 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import uvicorn
-from integration.embeddings.backend import (
+
+from rk.core.plugins import RkPluginManager
+from rk.plugins.clip_embed.embedder import ClipEmbedder
+from rk.plugins.clip_embed.service import create_app
+from rk.server.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
+from tests.integration.embeddings.backend import (
     TINY_CLIP,
     add_article,
     add_image,
@@ -21,14 +26,9 @@ from integration.embeddings.backend import (
     embed_backend,
     picture,
 )
-from integration.server.helpers import SECRET, Backend
-from support.cli import RK
-from support.net import free_port, wait_for_port
-
-from rk.core.plugins import RkPluginManager
-from rk.plugins.clip_embed.embedder import ClipEmbedder
-from rk.plugins.clip_embed.service import create_app
-from rk.server.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
+from tests.integration.server.helpers import SECRET, Backend
+from tests.support.cli import RK
+from tests.support.net import free_port, wait_for_port
 
 LINE = re.compile(
     r"^\[embed\] runway: fetched (\d+) → saved (\d+), failed (\d+) \(remaining (\d+)\)$"

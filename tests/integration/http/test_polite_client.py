@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from support.net import free_port
 
 from rk.core.config import SpiderSettings
 from rk.core.http import polite_client
+from tests.support.net import free_port
 
 from .conftest import Reply, ScriptServer
 

@@ -7,11 +7,11 @@ import subprocess
 from collections.abc import AsyncIterator
 
 import pytest
-from support.cli import RK, rk
 
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
 from rk.server.db.tables import AdminUser, Article, IngestJob, ModerationAudit
+from tests.support.cli import RK, rk
 
 
 def with_stdin(env: dict[str, str], text: str, *args: str) -> subprocess.CompletedProcess[str]:

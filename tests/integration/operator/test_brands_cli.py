@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.cli import rk
-from support.net import free_port
+
+from tests.support.cli import rk
+from tests.support.net import free_port
 
 
 @pytest.fixture

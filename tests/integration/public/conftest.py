@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from integration.public.archive import Archive, seed
-from integration.server.helpers import Backend, backend_settings, running_backend
 
 from rk.core.plugins import RkPluginManager
+from tests.integration.public.archive import Archive, seed
+from tests.integration.server.helpers import Backend, backend_settings, running_backend
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ error for API clients, never a 500 (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import pytest
-from integration.public.archive import Archive
-from integration.server.helpers import Backend
+
+from tests.integration.public.archive import Archive
+from tests.integration.server.helpers import Backend
 
 HTML = {"accept": "text/html"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from integration.public.archive import Archive, set_status
-from integration.server.helpers import Backend
+from tests.integration.public.archive import Archive, set_status
+from tests.integration.server.helpers import Backend
 
 HTML = {"accept": "text/html"}
 
@@ -92,10 +92,9 @@ async def test_schema_page_needs_nothing_outside_rk(site: Backend) -> None:
 async def test_any_write_to_what_a_page_shows_is_seen_next_request(
     site: Backend, archive: Archive
 ) -> None:
-    from integration.public.archive import add_brand
-
     from rk.server.db.tables import Brand, Image, ImageNeighbor
     from rk.server.services.public_changes import read_changes
+    from tests.integration.public.archive import add_brand
 
     uid = archive.brands["Zeta"]
     brand = f"/brands/{uid}"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from integration.public.archive import Archive
-from integration.server.helpers import Backend
+
+from tests.integration.public.archive import Archive
+from tests.integration.server.helpers import Backend
 
 HTML = {"accept": "text/html"}
 PUBLISHED_NEWEST_FIRST = [

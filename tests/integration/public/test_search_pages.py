@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from integration.embeddings.backend import embed_backend
-from integration.public.archive import Archive, seed, set_status
-from integration.public.vectors import embed_archive, wait_placed
-from integration.server.helpers import Backend
 from PIL import Image
 
 from rk.core.plugins import RkPluginManager
+from tests.integration.embeddings.backend import embed_backend
+from tests.integration.public.archive import Archive, seed, set_status
+from tests.integration.public.vectors import embed_archive, wait_placed
+from tests.integration.server.helpers import Backend
 
 HTML = {"accept": "text/html"}
 HIDDEN = ("pending", "rejected", "deleted")

@@ -11,13 +11,13 @@ import asyncio
 import time
 
 import pluggy
-from integration.public.archive import Archive
-from models.samples import TINY_CLIP
 
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.server.db.tables import Image, ImageEmbedding
 from rk.server.services.embeddings import ModelInfo, submit
+from tests.integration.public.archive import Archive
+from tests.models.samples import TINY_CLIP
 
 
 def tiny_clip() -> ClipEmbedder:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from integration.queues.helpers import Clock, Rows, fetch_rows
 
 from rk.server.db.migrate import migrate
+from tests.integration.queues.helpers import Clock, Rows, fetch_rows
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from integration.queues.helpers import Clock, Rows
 
 from rk.core.config import QueueSettings
 from rk.core.queues import Job
 from rk.server.queues.engine import JobQueue
+from tests.integration.queues.helpers import Clock, Rows
 
 MakeQueue = Callable[..., Awaitable[JobQueue]]
 

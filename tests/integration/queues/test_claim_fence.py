@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from integration.queues.helpers import Clock, Rows
 
 from rk.core.config import QueueSettings
 from rk.server.db.engine import close, connect
@@ -13,6 +12,7 @@ from rk.server.db.tables import Article
 from rk.server.queues.engine import JobQueue
 from rk.server.services.job_result import JobDone
 from rk.server.workers.claim import Claim, ClaimLost
+from tests.integration.queues.helpers import Clock, Rows
 
 
 @pytest.fixture

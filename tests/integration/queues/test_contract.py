@@ -16,13 +16,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from integration.queues.helpers import Clock, Rows
 
 from rk.core.config import QueueSettings
 from rk.core.queues import Job
 from rk.server.queues.engine import JobQueue
 from rk.server.queues.postgres import PostgresQueue
 from rk.server.queues.sqlite import SqliteQueue
+from tests.integration.queues.helpers import Clock, Rows
 
 HERE = Path(__file__).parent
 MakeQueue = Callable[..., Awaitable[JobQueue]]

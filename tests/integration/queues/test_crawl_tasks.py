@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
-from integration.queues.helpers import Clock, Rows
 
 from rk.core.config import QueueSettings
 from rk.core.wire import CrawlTask
@@ -24,6 +23,7 @@ from rk.server.services.crawl_tasks import (
     TaskNotHeld,
     UnknownBrand,
 )
+from tests.integration.queues.helpers import Clock, Rows
 
 MakeTasks = Callable[..., Awaitable[CrawlTasks]]
 LEASE = 900

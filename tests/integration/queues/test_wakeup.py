@@ -10,7 +10,6 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from integration.queues.helpers import Clock
 
 from rk.core.config import QueueSettings
 from rk.core.plugins import get_plugin_manager
@@ -19,6 +18,7 @@ from rk.server.queues.engine import JobQueue
 from rk.server.services.job_result import JobDone
 from rk.server.workers.claim import Claim
 from rk.server.workers.ingest import IngestWorkers
+from tests.integration.queues.helpers import Clock
 
 HOUR_S = 3600.0
 HANG_GUARD_S = 60  # only ends a broken run: the poll alone would take an hour

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integration.server.helpers import Backend, backend_settings, running_backend
-from integration.server.images import ImageServer, serve_images
 
 from rk.core.config import Settings
 from rk.core.plugins import RkPluginManager
+from tests.integration.server.helpers import Backend, backend_settings, running_backend
+from tests.integration.server.images import ImageServer, serve_images
 
 StartBackend = Callable[..., Awaitable[Backend]]
 

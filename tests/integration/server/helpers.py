@@ -12,7 +12,6 @@ from typing import Any
 import httpx
 import msgspec
 import uvicorn
-from support.net import free_port
 
 from rk.core.config import (
     IngestSettings,
@@ -29,6 +28,7 @@ from rk.core.uids import brand_uid
 from rk.core.wire import BrandRef, ImageRef, Kind, Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.db.tables import Article, Brand, Image, IngestJob
+from tests.support.net import free_port
 
 SECRET = "server-test-secret"
 INGEST = "/admin/internal/ingest"

@@ -25,10 +25,10 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
-from support.cli import RK
-from support.net import free_port, wait_for_port
 
 from rk.core.signing import signed_headers
+from tests.support.cli import RK
+from tests.support.net import free_port, wait_for_port
 
 SECRET = "fuzz-secret-0123456789"
 TINY_CLIP = str(Path(__file__).resolve().parents[2] / "models" / "tiny_clip")

@@ -16,17 +16,17 @@ from urllib.parse import urlsplit
 import asyncpg
 import msgspec
 import pytest
-from integration.embeddings.backend import embed_backend
-from integration.server.conftest import StartBackend
-from integration.server.helpers import Backend, backend_settings, job_count, show
-from integration.server.images import Answer, ImageServer, jpeg
-from integration.server.test_internal_api import assert_error
-from support.pg import admin_dsn
 
 from rk.core.plugins import RkPluginManager
 from rk.core.thumbs import make_thumbnail
 from rk.core.wire import MAX_ID
 from rk.server.db.tables import CrawlTask, ImageEmbeddingFailure
+from tests.integration.embeddings.backend import embed_backend
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import Backend, backend_settings, job_count, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
+from tests.integration.server.test_internal_api import assert_error
+from tests.support.pg import admin_dsn
 
 URL = "https://img.example/1.jpg"
 SHA1 = "0123456789abcdef0123456789abcdef01234567"

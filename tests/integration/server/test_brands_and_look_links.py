@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 
 import msgspec
-from integration.server.conftest import StartBackend
-from integration.server.helpers import Backend, article_of, images_of, show
-from integration.server.images import ImageServer, jpeg
-from integration.server.test_internal_api import assert_error
 
 from rk.core.wire import ImageRef, Look, ShowIngest
 from rk.server.db.tables import Brand
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import Backend, article_of, images_of, show
+from tests.integration.server.images import ImageServer, jpeg
+from tests.integration.server.test_internal_api import assert_error
 
 BRANDS = "/admin/internal/brands"
 

@@ -8,8 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from integration.server.conftest import StartBackend
-from integration.server.helpers import SECRET
+
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import SECRET
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "api.md"
 FIRST_LINE = "BACKEND=http://127.0.0.1:8092; SECRET=$(cat rk-data/ingest.secret)"

@@ -9,13 +9,13 @@ from pathlib import Path
 import onnxruntime
 import pytest
 import yaml
-from integration.server.conftest import StartBackend
-from integration.server.helpers import SECRET, backend_settings
-from support.cli import RK
-from support.net import free_port
 
 from rk.cli.doctor_checks import skew_finding
 from rk.server.db.tables import IngestJob
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import SECRET, backend_settings
+from tests.support.cli import RK
+from tests.support.net import free_port
 
 TINY_CLIP = Path(__file__).parents[2] / "models" / "tiny_clip"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from integration.server.images import Answer, ImageServer, jpeg, serve_images
 
 from rk.core.config import SecuritySettings
 from rk.server.services.fetch import (
@@ -14,6 +13,7 @@ from rk.server.services.fetch import (
     address_problem,
     allow_list,
 )
+from tests.integration.server.images import Answer, ImageServer, jpeg, serve_images
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from integration.server.images import jpeg
-
 from rk.core.plugins import RkPluginManager
 from rk.core.storage import StorageContext, open_storage
 from rk.server.db.engine import close, connect
@@ -16,6 +14,7 @@ from rk.server.db.migrations.m0028_image_sizes import forwards
 from rk.server.db.piccolo_engines import engine_for_database
 from rk.server.db.tables import Article, Image
 from rk.server.services.storage_gc import sweep
+from tests.integration.server.images import jpeg
 
 
 def key_of(data: bytes) -> str:

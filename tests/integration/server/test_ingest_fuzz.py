@@ -22,12 +22,12 @@ import pytest
 import uvicorn
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from integration.server.helpers import INGEST, SECRET, backend_settings
 
 from rk.core.plugins import RkPluginManager
 from rk.core.signing import signed_headers
 from rk.core.wire import ShowIngest
 from rk.server.app import create_app
+from tests.integration.server.helpers import INGEST, SECRET, backend_settings
 
 KNOWN_UID = "known001"
 

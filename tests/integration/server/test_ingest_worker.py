@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from integration.server.conftest import StartBackend
-from integration.server.helpers import UPLOAD_URL, Backend, article_of, images_of, show
-from integration.server.images import Answer, ImageServer, jpeg
 from PIL import Image as PILImage
 
 from rk.core import hookimpl
 from rk.core.wire import ImageRef
 from rk.server.db.tables import Article, Image
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import UPLOAD_URL, Backend, article_of, images_of, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
 
 
 def media_files(backend: Backend) -> set[str]:

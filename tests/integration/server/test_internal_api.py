@@ -12,8 +12,13 @@ import time
 import httpx
 import msgspec
 import pytest
-from integration.server.conftest import StartBackend
-from integration.server.helpers import (
+
+from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from rk.core.uids import brand_uid
+from rk.core.wire import BrandRef
+from rk.server.db.tables import IngestJob
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import (
     INGEST,
     UPLOAD_URL,
     Backend,
@@ -21,12 +26,7 @@ from integration.server.helpers import (
     job_count,
     show,
 )
-from integration.server.images import jpeg
-
-from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
-from rk.core.uids import brand_uid
-from rk.core.wire import BrandRef
-from rk.server.db.tables import IngestJob
+from tests.integration.server.images import jpeg
 
 GOOD = msgspec.json.encode(show("ss25/good", ["https://img.example/1.jpg"]))
 

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from integration.queues.helpers import fetch_rows
-from integration.server.conftest import StartBackend
-from integration.server.helpers import backend_settings, show
-from integration.server.images import Answer, ImageServer, jpeg
-from integration.server.test_serve_cmd import serve
 
 from rk.core.faults import ENV as FAULT_ENV
+from tests.integration.queues.helpers import fetch_rows
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import backend_settings, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
+from tests.integration.server.test_serve_cmd import serve
 
 
 async def job_row(dsn: str, job_id: int) -> dict[str, Any]:

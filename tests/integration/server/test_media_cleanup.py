@@ -5,12 +5,11 @@ from __future__ import annotations
 import hashlib
 import time
 
-from integration.server.conftest import StartBackend
-from integration.server.helpers import article_of, show
-from integration.server.images import ImageServer, jpeg
-
 from rk.server.db.tables import Article, Image
 from rk.server.services.media_cleanup import enqueue_media_cleanup
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import article_of, show
+from tests.integration.server.images import ImageServer, jpeg
 
 
 def keys_of(data: bytes) -> set[str]:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import asyncpg
 import msgspec
-from integration.server.conftest import StartBackend
-from integration.server.helpers import backend_settings, show
-from integration.server.images import Answer, ImageServer, jpeg
 
 from rk.server.db.engine import database_of
 from rk.server.db.tables import Article
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import backend_settings, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
 
 POOL = 4
 TASKS = "/admin/internal/crawl/tasks"

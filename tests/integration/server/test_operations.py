@@ -8,14 +8,14 @@ from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
-from integration.server.conftest import StartBackend
-from integration.server.helpers import add_brand, backend_settings, show
-from integration.server.images import ImageServer, jpeg
 from prometheus_client.parser import text_string_to_metric_families
-from support.net import free_port
-from support.pg import admin_dsn
 
 from rk.server.db.tables import CrawlTask, IngestJob
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import add_brand, backend_settings, show
+from tests.integration.server.images import ImageServer, jpeg
+from tests.support.net import free_port
+from tests.support.pg import admin_dsn
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from integration.server.conftest import StartBackend
-from integration.server.helpers import article_of, backend_settings, show
-from integration.server.images import Answer, ImageServer, jpeg
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import article_of, backend_settings, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
 
 
 async def test_a_show_of_only_refused_images_fails_at_once(

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from integration.server.conftest import StartBackend
-from integration.server.helpers import (
+
+from rk.core.wire import ImageRef
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import (
     UPLOAD_URL,
     add_brand,
     article_of,
@@ -17,10 +19,8 @@ from integration.server.helpers import (
     images_of,
     show,
 )
-from integration.server.images import ImageServer, jpeg
-from integration.storage.helpers import new_bucket, run_moto, s3_url
-
-from rk.core.wire import ImageRef
+from tests.integration.server.images import ImageServer, jpeg
+from tests.integration.storage.helpers import new_bucket, run_moto, s3_url
 
 pytestmark = pytest.mark.postgres
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import httpx
 import msgspec
-from integration.server.conftest import StartBackend
-from integration.server.helpers import INGEST, SECRET, backend_settings, job_count, show
-from integration.server.test_internal_api import assert_error
 
 from rk.core.signing import NONCE_HEADER, signed_headers
 from rk.server.db.tables import SignedRequest
 from rk.server.services.replay_guard import ReplayGuard
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import INGEST, SECRET, backend_settings, job_count, show
+from tests.integration.server.test_internal_api import assert_error
 
 BODY = msgspec.json.encode(show("ss25/replayed", ["https://img.example/1.jpg"]))
 

@@ -18,12 +18,12 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from integration.server.helpers import INGEST, show
-from integration.server.images import Answer, ImageServer, jpeg
-from support.cli import RK
-from support.net import free_port, wait_for_port
 
 from rk.core.signing import signed_headers
+from tests.integration.server.helpers import INGEST, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
+from tests.support.cli import RK
+from tests.support.net import free_port, wait_for_port
 
 SCRIPT = Path(__file__).with_name("signed_post.sh")
 
@@ -201,7 +201,7 @@ def test_sigterm_lets_a_job_in_flight_finish(tmp_path: Path, images: ImageServer
 
 
 def test_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    from support.cli import rk
+    from tests.support.cli import rk
 
     result = rk("serve-backend", "--port", "70000", cwd=tmp_path)
     assert result.returncode == 2

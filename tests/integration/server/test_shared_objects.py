@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 
 import msgspec
-from integration.server.conftest import StartBackend
-from integration.server.helpers import article_of, backend_settings, images_of, show
-from integration.server.images import Answer, ImageServer, jpeg
+
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import article_of, backend_settings, images_of, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
 
 
 async def until(check: object, what: str, timeout_s: float = 30) -> None:

@@ -23,14 +23,14 @@ from typing import Any
 
 import httpx
 import msgspec
-from integration.server.helpers import INGEST, show
-from integration.server.images import Answer, ImageServer, jpeg
-from support.cli import RK, rk
-from support.net import free_port, wait_for_port
 
 from rk.core.signing import signed_headers
 from rk.server.db.engine import close, connect
 from rk.server.db.tables import IngestJob
+from tests.integration.server.helpers import INGEST, show
+from tests.integration.server.images import Answer, ImageServer, jpeg
+from tests.support.cli import RK, rk
+from tests.support.net import free_port, wait_for_port
 
 
 def sha1(data: bytes) -> str:

@@ -9,8 +9,14 @@ import json
 from pathlib import Path
 
 import msgspec
-from integration.server.conftest import StartBackend
-from integration.server.helpers import (
+
+from rk.core.client import BackendClient
+from rk.core.config import MediaSettings, Settings, SpiderSettings
+from rk.core.http import polite_client
+from rk.core.media_upload import MediaUploader
+from rk.core.wire import MAX_UPLOADS_PER_REQUEST, ImageRef, Look, ShowIngest
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import (
     INGEST,
     SECRET,
     Backend,
@@ -19,14 +25,8 @@ from integration.server.helpers import (
     images_of,
     show,
 )
-from integration.server.images import ImageServer, jpeg
-from integration.server.test_internal_api import assert_error
-
-from rk.core.client import BackendClient
-from rk.core.config import MediaSettings, Settings, SpiderSettings
-from rk.core.http import polite_client
-from rk.core.media_upload import MediaUploader
-from rk.core.wire import MAX_UPLOADS_PER_REQUEST, ImageRef, Look, ShowIngest
+from tests.integration.server.images import ImageServer, jpeg
+from tests.integration.server.test_internal_api import assert_error
 
 UPLOAD_URLS = "/admin/internal/upload-urls"
 

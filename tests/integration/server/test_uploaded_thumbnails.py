@@ -12,13 +12,13 @@ import io
 import json
 
 import pytest
-from integration.server.conftest import StartBackend
-from integration.server.helpers import UPLOAD_URL, Backend, article_of, images_of, show
-from integration.server.images import jpeg
 from PIL import Image as PILImage
 
 from rk.core.thumbs import make_thumbnail
 from rk.core.wire import ImageRef
+from tests.integration.server.conftest import StartBackend
+from tests.integration.server.helpers import UPLOAD_URL, Backend, article_of, images_of, show
+from tests.integration.server.images import jpeg
 
 
 def sha1(data: bytes) -> str:

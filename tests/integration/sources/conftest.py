@@ -7,7 +7,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support.sites import TINY_JPEG, SiteServer, serve_site, serve_wp_rest
+
+from tests.support.sites import TINY_JPEG, SiteServer, serve_site, serve_wp_rest
 
 SITES = Path(__file__).parents[2] / "sites"
 

@@ -8,7 +8,6 @@ import re
 import httpx
 import msgspec
 import pytest
-from support.sites import SiteServer, serve_wp_rest
 
 from rk.core.config import SpiderSettings
 from rk.core.crawler import crawl
@@ -17,6 +16,7 @@ from rk.core.http import polite_client
 from rk.core.sources import ShowSummary, get_source
 from rk.core.wire import ShowIngest
 from rk.plugins.theimpression.source import TheImpressionSource
+from tests.support.sites import SiteServer, serve_wp_rest
 
 REST = "/wp-json/wp/v2/posts"
 PARIS = "street-style-paris-fashion-week-spring-2031-day-1"

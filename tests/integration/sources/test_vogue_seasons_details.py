@@ -6,11 +6,11 @@ import logging
 
 import httpx
 import pytest
-from support.sites import SiteServer
 
 from rk.core.errors import ConfigError
 from rk.core.sources import BrandTarget, NoSuchSeason, SeasonSource, ShowSummary
 from rk.plugins.vogue.source import VogueSource
+from tests.support.sites import SiteServer
 
 FW = "fall-2031-ready-to-wear"
 

@@ -7,8 +7,6 @@ import logging
 import httpx
 import msgspec
 import pytest
-from support.net import free_port
-from support.sites import SiteServer
 
 from rk.core.config import SpiderSettings
 from rk.core.crawler import crawl
@@ -17,6 +15,8 @@ from rk.core.http import polite_client
 from rk.core.sources import BrandTarget, ShowSummary, get_source
 from rk.core.wire import ShowIngest
 from rk.plugins.vogue.source import VogueSource
+from tests.support.net import free_port
+from tests.support.sites import SiteServer
 
 
 def source(site: SiteServer, client: httpx.AsyncClient, **options: object) -> VogueSource:

@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from integration.spider.photos import PhotoSite
 
 from rk.core.errors import SourceError
 from rk.core.keys import sha1_hex
@@ -20,6 +19,7 @@ from rk.core.sources import BrandTarget
 from rk.core.wire import ShowIngest
 from rk.plugins.vogue.source import VogueSource
 from rk.server.db.tables import Article, CrawlTask, Image, IngestJob
+from tests.integration.spider.photos import PhotoSite
 
 
 async def expected_shows(site: PhotoSite, brand: str, max_shows: int = 0) -> list[ShowIngest]:

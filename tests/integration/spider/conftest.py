@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integration.spider.photos import PhotoSite, serve_photo_site
-from integration.spider.procs import Backend, Proc, spider, spider_config
 
 from rk.core.config import QueueSettings
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
 from rk.server.services.brand_admin import add_brand
 from rk.server.services.crawl_tasks import CrawlTasks
+from tests.integration.spider.photos import PhotoSite, serve_photo_site
+from tests.integration.spider.procs import Backend, Proc, spider, spider_config
 
 SECRET = "spider-e2e-secret"
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
-from support.sites import SiteServer
+
+from tests.support.sites import SiteServer
 
 SITES = Path(__file__).parents[2] / "sites"
 PHOTOS = "/photos/"

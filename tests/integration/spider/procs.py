@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from support.cli import RK
-from support.net import free_port, wait_for_port
+
+from tests.support.cli import RK
+from tests.support.net import free_port, wait_for_port
 
 T = TypeVar("T")
 LEASE_S = 2

@@ -11,14 +11,14 @@ import asyncio
 import httpx
 import msgspec
 import pytest
-from integration.spider import archive
-from integration.spider.conftest import E2E, SECRET
-from integration.spider.procs import LEASE_S, Backend
 
 from rk.core.client import BackendClient, TaskLost
 from rk.core.signing import signed_headers
 from rk.core.wire import CrawlResult
 from rk.server.db.tables import Brand
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E, SECRET
+from tests.integration.spider.procs import LEASE_S, Backend
 
 TASKS = "/admin/internal/crawl/tasks"
 

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from integration.spider.photos import PhotoSite
-from support.net import free_port
 from typer.testing import CliRunner, Result
 
 from rk.cli.main import app
 from rk.core.sources import source_registry
+from tests.integration.spider.photos import PhotoSite
+from tests.support.net import free_port
 
 Rk = Callable[..., Result]
 FW = "fall-2031-ready-to-wear"

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 
-from integration.spider.photos import PhotoSite
-
 from rk.core.client import BackendAuthError, BackendRejected
 from rk.core.config import SpiderSettings
 from rk.core.crawler import crawl
@@ -15,6 +13,7 @@ from rk.core.http import polite_client
 from rk.core.sources import BrandTarget
 from rk.core.wire import ShowIngest
 from rk.plugins.vogue.source import VogueSource
+from tests.integration.spider.photos import PhotoSite
 
 SPIDER = SpiderSettings(min_interval_s=0, retries=0, timeout_s=10)
 BRAND = BrandTarget(uid="u1", name="Kestrel & Vine")

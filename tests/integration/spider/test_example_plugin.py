@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from integration.spider import archive
-from integration.spider.conftest import E2E, SECRET
-from integration.spider.procs import Backend, clean_env, eventually
-from support.cli import RK
-from support.net import free_port, wait_for_port
 
 from rk.server.db.tables import Image
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E, SECRET
+from tests.integration.spider.procs import Backend, clean_env, eventually
+from tests.support.cli import RK
+from tests.support.net import free_port, wait_for_port
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rk-source-example"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import signal
 
-from integration.spider import archive
-from integration.spider.conftest import E2E
-from integration.spider.procs import claims, eventually, reports
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E
+from tests.integration.spider.procs import claims, eventually, reports
 
 
 async def done_task(task_id: int) -> dict | None:

@@ -17,14 +17,14 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import httpx
-from integration.spider import archive
-from integration.spider.conftest import E2E
-from integration.spider.procs import eventually
-from integration.spider.proxy import serve_proxy
-from integration.spider.test_faults import done_task
 from prometheus_client.parser import text_string_to_metric_families
 
 from rk.core.keys import sha1_hex
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E
+from tests.integration.spider.procs import eventually
+from tests.integration.spider.proxy import serve_proxy
+from tests.integration.spider.test_faults import done_task
 
 
 def upload_url_calls(backend_url: str) -> tuple[float, float]:

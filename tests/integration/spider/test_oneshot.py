@@ -12,17 +12,17 @@ from pathlib import Path
 
 import httpx
 import msgspec
-from integration.spider import archive
-from integration.spider.conftest import E2E, SECRET
-from integration.spider.photos import SITES, PhotoSite
-from integration.spider.procs import clean_env, eventually, write_config
-from support.cli import RK
-from support.sites import TINY_JPEG, serve_site
 
 from rk.core.errors import ShowSkipped
 from rk.core.wire import BrandRef, ShowIngest
 from rk.plugins.theimpression.source import TheImpressionSource
 from rk.server.services.brands import brand_info
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E, SECRET
+from tests.integration.spider.photos import SITES, PhotoSite
+from tests.integration.spider.procs import clean_env, eventually, write_config
+from tests.support.cli import RK
+from tests.support.sites import TINY_JPEG, serve_site
 
 FAST = {"min_interval_s": 0, "retries": 0}
 

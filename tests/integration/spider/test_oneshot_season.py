@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from integration.spider import archive
-from integration.spider.conftest import E2E, SECRET
-from integration.spider.photos import PhotoSite
-from integration.spider.procs import eventually, write_config
-from integration.spider.test_oneshot import FAST, by_key, json_lines, oneshot
-
 from rk.server.db.tables import Article
 from rk.server.services.brand_admin import find_brand
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E, SECRET
+from tests.integration.spider.photos import PhotoSite
+from tests.integration.spider.procs import eventually, write_config
+from tests.integration.spider.test_oneshot import FAST, by_key, json_lines, oneshot
 
 FW = "fall-2031-ready-to-wear"
 

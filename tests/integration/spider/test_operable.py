@@ -18,13 +18,14 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import pytest
 import yaml
-from integration.server.test_operations import samples, value
-from integration.spider import archive
-from integration.spider.conftest import E2E, SECRET, _world
-from integration.spider.photos import PhotoSite
-from integration.spider.procs import Backend, eventually, spider, spider_config
-from integration.storage.helpers import new_bucket, run_moto
-from support.net import free_port
+
+from tests.integration.server.test_operations import samples, value
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E, SECRET, _world
+from tests.integration.spider.photos import PhotoSite
+from tests.integration.spider.procs import Backend, eventually, spider, spider_config
+from tests.integration.storage.helpers import new_bucket, run_moto
+from tests.support.net import free_port
 
 DB_PASSWORD = "pg-Pa55word-e2e"
 S3_SECRET = "s3-secret-key-e2e-0123"

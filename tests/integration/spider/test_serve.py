@@ -12,12 +12,12 @@ import signal
 from pathlib import Path
 
 import httpx
-from integration.spider import archive
-from integration.spider.conftest import E2E
-from integration.spider.procs import claims, eventually, reports
 
 from rk.core.config import QueueSettings
 from rk.server.services.crawl_tasks import CrawlTasks
+from tests.integration.spider import archive
+from tests.integration.spider.conftest import E2E
+from tests.integration.spider.procs import claims, eventually, reports
 
 
 async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None:

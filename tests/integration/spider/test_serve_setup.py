@@ -10,11 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from integration.spider.conftest import E2E, SECRET
-from integration.spider.procs import clean_env, spider, spider_config, write_config
-from support.cli import RK
-from support.faketime import faketime_env
-from support.net import free_port
+
+from tests.integration.spider.conftest import E2E, SECRET
+from tests.integration.spider.procs import clean_env, spider, spider_config, write_config
+from tests.support.cli import RK
+from tests.support.faketime import faketime_env
+from tests.support.net import free_port
 
 
 def serve(

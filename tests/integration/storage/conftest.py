@@ -6,11 +6,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
-from support.net import free_port
 
 from rk.core.plugins import RkPluginManager
 from rk.core.storage import Storage, StorageContext, open_storage
+from tests.integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
+from tests.support.net import free_port
 
 
 @pytest.fixture(scope="module")

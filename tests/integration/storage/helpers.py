@@ -14,10 +14,10 @@ import httpx
 import uvicorn
 from litestar import Litestar
 from litestar.di import Provide
-from support.net import free_port, wait_for_port
 
 from rk.core.storage import Storage
 from rk.server.routes.media import media_routes
+from tests.support.net import free_port, wait_for_port
 
 SECRET = "storage-test-secret"
 DUMMY_KEYS = "access_key_id=testing&secret_access_key=testing"

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
 from msgspec import Struct
 from PIL import Image
-from support.net import free_port
 
 from rk.core.errors import ConfigError
 from rk.core.keys import content_key, sha1_hex, thumb_key
 from rk.core.media_urls import upload_url
 from rk.core.storage import StorageContext, open_storage
 from rk.plugins.s4_storage.store import ObjectStoreStorage
+from tests.integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
+from tests.support.net import free_port
 
 BODY = b"\xff\xd8\xff the bytes of one runway look"
 SHA1 = sha1_hex(BODY)

@@ -15,13 +15,13 @@ import pytest
 from botocore import auth as botocore_auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
-from integration.storage.helpers import new_bucket, run_moto, s3_url
 
 from rk.core.client import BackendClient
 from rk.core.errors import ConfigError
 from rk.core.keys import content_key, sha1_hex, thumb_key
 from rk.core.storage import StorageContext
 from rk.plugins.s4_storage.store import ObjectStoreStorage
+from tests.integration.storage.helpers import new_bucket, run_moto, s3_url
 
 BODY = b"\xff\xd8 street style bytes"
 SHA1 = sha1_hex(BODY)

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support.pg import fresh_database
-from support.pgvector import fresh_pgvector_database, pgvector_server
 
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
 from rk.core.vector_indexes import VectorIndex, get_vector_index
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
+from tests.support.pg import fresh_database
+from tests.support.pgvector import fresh_pgvector_database, pgvector_server
 
 SETUPS = {
     "exact-sqlite": ("exact", "sqlite"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pluggy
-from integration.embeddings import seed
 from piccolo.querystring import QueryString
 
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
@@ -13,6 +12,7 @@ from rk.server.db.tables import Image
 from rk.server.services.embeddings import ModelInfo, submit
 from rk.server.services.neighbour_lists import decode
 from rk.server.services.neighbours import normalised
+from tests.integration.embeddings import seed
 
 MODEL = "m"
 DIM = 32

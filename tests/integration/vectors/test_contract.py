@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from integration.embeddings import seed
-from integration.vectors.conftest import Setup
-from integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
 
 from rk.core.plugins import RkPluginManager
 from rk.server.db.tables import Article, ImageEmbedding
 from rk.server.services.embeddings import vector_bytes
 from rk.server.services.neighbours import normalised
+from tests.integration.embeddings import seed
+from tests.integration.vectors.conftest import Setup
+from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
 
 
 def ids(scored: list[tuple[int, float]]) -> list[int]:

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from integration.embeddings import seed
-from integration.vectors.helpers import DIM, MODEL
 
 from rk.core.config import VectorSettings
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
 from rk.server.db.tables import Article
 from rk.server.vectors.exact import ExactIndex
+from tests.integration.embeddings import seed
+from tests.integration.vectors.helpers import DIM, MODEL
 
 WRITER = """
 import asyncio, sys

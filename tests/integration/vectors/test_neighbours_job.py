@@ -4,9 +4,6 @@ small data (the HNSW scan visits every vector), through the same job the backend
 from __future__ import annotations
 
 import numpy as np
-from integration.embeddings import seed
-from integration.embeddings.test_neighbours_job import K, clustered, save, stored_lists
-from unit.server.brute_force import assert_exact
 
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
@@ -15,6 +12,9 @@ from rk.server.db.migrate import migrate
 from rk.server.services.job_lock import JobLease
 from rk.server.vectors.pgvector import PgvectorIndex
 from rk.server.workers.neighbours import NeighboursJob
+from tests.integration.embeddings import seed
+from tests.integration.embeddings.test_neighbours_job import K, clustered, save, stored_lists
+from tests.unit.server.brute_force import assert_exact
 
 
 async def test_passes_and_resubmits_on_pgvector_equal_brute_force(

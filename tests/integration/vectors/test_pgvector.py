@@ -8,9 +8,6 @@ import logging
 
 import numpy as np
 import pytest
-from integration.embeddings import seed
-from integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
-from support.cli import rk
 
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
@@ -23,6 +20,9 @@ from rk.server.vectors.db import rows
 from rk.server.vectors.exact import ExactIndex
 from rk.server.vectors.pg_spaces import spaces
 from rk.server.vectors.pgvector import PgvectorIndex
+from tests.integration.embeddings import seed
+from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
+from tests.support.cli import rk
 
 
 async def test_the_migration_enables_the_extension(pgvector_dsn: str) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from sites.vogue import pages
-from sites.vogue.pages import gallery, items, old_items
+from tests.sites.vogue import pages
+from tests.sites.vogue.pages import gallery, items, old_items
 
 HERE = Path(__file__).parent
 Show = tuple[str, dict[str, Any], str]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from unit.server.brute_force import Lists, assert_exact, brute_force
 
 from rk.server.services.neighbours import (
     SKIP,
@@ -13,6 +12,7 @@ from rk.server.services.neighbours import (
     normalised,
     threshold_of,
 )
+from tests.unit.server.brute_force import Lists, assert_exact, brute_force
 
 
 def blocks(ids: np.ndarray, vectors: np.ndarray, size: int) -> list[tuple[np.ndarray, np.ndarray]]:

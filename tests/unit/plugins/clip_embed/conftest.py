@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from models.samples import TINY_CLIP
 
 from rk.plugins.clip_embed.embedder import ClipEmbedder
+from tests.models.samples import TINY_CLIP
 
 
 @pytest.fixture

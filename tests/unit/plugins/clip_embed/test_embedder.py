@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from models import samples
 from PIL import Image
 
 from rk.core.embedders import Embedder, get_embedder
@@ -18,6 +17,7 @@ from rk.core.plugins import RkPluginManager
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.plugins.clip_embed.model_dir import ModelDirError
 from rk.plugins.clip_embed.providers import ProviderError
+from tests.models import samples
 
 REF = samples.reference()
 NAMES = list(REF["images"])

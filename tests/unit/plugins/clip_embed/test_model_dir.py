@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from models import samples
 
 from rk.plugins.clip_embed.model_dir import ModelDirError, ModelFiles
+from tests.models import samples
 
 
 def test_the_committed_export_has_both_towers() -> None:

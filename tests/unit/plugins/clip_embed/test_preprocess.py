@@ -6,11 +6,11 @@ import io
 
 import numpy as np
 import pytest
-from models import samples
 from PIL import Image
 
 from rk.plugins.clip_embed.model_dir import ModelDirError
 from rk.plugins.clip_embed.preprocess import CLIP_MEAN, CLIP_STD, Preprocessor
+from tests.models import samples
 
 TINY = Preprocessor.from_config({"size": {"shortest_edge": 32}, "crop_size": 32})
 

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support.sites import render
 
 from rk.plugins.theimpression.images import ImagePolicy
+from tests.support.sites import render
 
 SITE = Path(__file__).parents[3] / "sites" / "theimpression"
 BASE = "https://street.test"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sites.theimpression import generate
+from tests.sites.theimpression import generate
 
 
 def test_committed_files_match_the_generator() -> None:

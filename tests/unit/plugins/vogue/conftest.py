@@ -6,7 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from support.sites import render
+
+from tests.support.sites import render
 
 SITE = Path(__file__).parents[3] / "sites" / "vogue"
 BASE = "https://runway.test"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sites.vogue import generate
+from tests.sites.vogue import generate
 
 
 def test_committed_pages_match_the_generator() -> None:

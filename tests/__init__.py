@@ -1,0 +1,1 @@
+"""rk's tests; helpers are imported as ``tests.support``, ``tests.integration`` and so on."""
