@@ -57,13 +57,14 @@ def is_read(sql: str) -> bool:
 
 
 def connect_file(path: Path, *, read_only: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode with rk's pragmas; rows as ``sqlite3.Row``."""
+    """A connection in autocommit mode with rk's pragmas; rows as ``sqlite3.Row``.
+
+    No ``detect_types``: rk stores times as INTEGER epochs and declares no DATE, TIMESTAMP
+    or other converted type, and the converters piccolo registers (INTEGER among them)
+    would only call ``int()`` in Python on every integer of every row.
+    """
     conn = sqlite3.connect(
-        path,
-        timeout=BUSY_TIMEOUT_S,
-        isolation_level=None,
-        check_same_thread=False,
-        detect_types=sqlite3.PARSE_DECLTYPES | sqlite3.PARSE_COLNAMES,
+        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
     )
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")

@@ -174,11 +174,29 @@ LISTED_IMAGE = (
 """``IMAGE_COLUMNS`` of a listed row's cover, prefixed so they do not clash with the article's."""
 
 
+COVER_NAMES = tuple(
+    (f"cover_{name}", name)
+    for name in (
+        "id",
+        "article_id",
+        "role",
+        "position",
+        "key",
+        "thumb_key",
+        "width",
+        "height",
+        "look_number",
+        "model_name",
+    )
+)
+"""``LISTED_IMAGE``'s column names and the ``IMAGE_COLUMNS`` names they stand for."""
+
+
 def cover_row(row: dict[str, Any]) -> dict[str, Any] | None:
     """The cover image columns of a listed row under ``IMAGE_COLUMNS`` names (None: no image)."""
     if row["cover_id"] is None:
         return None
-    return {name[6:]: value for name, value in row.items() if name.startswith("cover_")}
+    return {name: row[listed] for listed, name in COVER_NAMES}
 
 
 async def _fetch(
