@@ -7,6 +7,8 @@ table's column order; tables are inserted in the dict's order, so parents come f
 
 from __future__ import annotations
 
+import json
+import random
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -76,6 +78,16 @@ JOB_COLS = (
     "created_at",
     "updated_at",
 )
+TASK_STATES = ["queued", "running", "done", "done", "failed", "canceled"]
+JOB_STATES = [
+    ("done", "created"),
+    ("done", "skipped_existing"),
+    ("done", "created"),
+    ("failed", ""),
+    ("pending", ""),
+    ("done", "noop"),
+]
+DAY_S = 86400
 NEIGHBOUR_COLS = ("image_id", "model", "neighbor_id", "rank", "score")
 COLUMNS = {
     "brands": BRAND_COLS,
@@ -132,6 +144,39 @@ def image_rows(article: int, count: int, now: int) -> list[tuple[Any, ...]]:
                 now,
                 0,
             )
+        )
+    return out
+
+
+def task_rows(count: int, brands: int, rng: random.Random, now: int) -> list[tuple[Any, ...]]:
+    """``count`` vogue crawl tasks in every status, of random brands 1..``brands``, created
+    and updated over the last two days, in ``TASK_COLS`` order."""
+    out = []
+    for t in range(count):
+        status = TASK_STATES[t % len(TASK_STATES)]
+        error = "vogue.com answered 503 after 4 tries" if status == "failed" else ""
+        worker = "spider-1" if status != "queued" else ""
+        brand = rng.randrange(1, brands + 1)
+        created, updated = now - rng.randrange(2 * DAY_S), now - rng.randrange(2 * DAY_S)
+        out.append((brand, "vogue", status, 0, 3, worker, now, 1, 3, error, created, updated, ""))
+    return out
+
+
+def job_rows(count: int, brands: int, rng: random.Random, now: int) -> list[tuple[Any, ...]]:
+    """``count`` crawl ingest jobs in every status and outcome, of random brands, created and
+    updated over the last two days, in ``JOB_COLS`` order; pending ones fall due a day from
+    ``now``, so a running backend's workers leave them alone."""
+    show = json.dumps({"show_key": "s/x", "title": "A show", "looks": [{}] * 30})
+    out = []
+    for j in range(count):
+        status, outcome = JOB_STATES[j % len(JOB_STATES)]
+        error = "HTTP 503" if status == "failed" else ""
+        note = f"{outcome}, 30 images" if outcome else ""
+        due = now + DAY_S if status == "pending" else now
+        brand = rng.randrange(1, brands + 1)
+        created, updated = now - rng.randrange(2 * DAY_S), now - rng.randrange(2 * DAY_S)
+        out.append(
+            ("crawl", status, 1, show, error, outcome, note, brand, now, due, created, updated)
         )
     return out
 
