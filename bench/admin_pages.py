@@ -106,8 +106,9 @@ def bare_server(port: int, dsn: str, deep: int) -> None:
     from rk.core.storage import StorageContext, open_storage
     from rk.server.admin.dashboard import NO_MODEL
     from rk.server.db.engine import connect
-    from rk.server.services.admin_articles import list_articles, next_pending, review
+    from rk.server.services.admin_articles import list_articles
     from rk.server.services.admin_dashboard import dashboard
+    from rk.server.services.admin_review import next_pending, review
     from rk.server.services.admin_users import get_user
     from rk.server.web.templating import template_config
 
