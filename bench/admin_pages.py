@@ -6,14 +6,17 @@ The database is seeded with bulk SQL (``executemany`` on SQLite, ``COPY`` on Pos
 ``--articles`` articles (90 % pending) of ``--images`` images each (article 1 has 60),
 ``--tasks`` crawl tasks and ``--jobs`` ingest jobs in every status, spread over two days.
 ``rk serve-backend`` and the bare server run as separate processes (one uvicorn worker
-each); one signed-in client asks each page ``--requests`` times in sequence, so the figures
-are latencies, not throughput.
+each); one signed-in client asks each page ``--requests`` times in sequence, rk and bare
+taking turns, so the figures are latencies under the same load, not throughput. Seeded
+pending ingest jobs fall due a day later, so the backend's workers leave them alone.
 
-    .venv/bin/python bench/admin_pages.py [--articles 20000] [--images 10] [--tasks 2000]
-        [--jobs 20000] [--requests 200] [--engine sqlite|postgresql|both]
+    .venv/bin/python -m bench.admin_pages [--articles 20000] [--images 10] [--tasks 2000]
+        [--jobs 20000] [--requests 200] [--engine sqlite|postgresql|both] [--keep DIR]
 
-Full size (the issue's): ``--articles 100000 --tasks 10000 --jobs 100000``.
-PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after.
+Full size (the issue's): ``--articles 100000 --tasks 10000 --jobs 100000``; seeding 1M
+images takes minutes, so ``--keep DIR`` keeps the seeded archives for the next run.
+PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after,
+or with ``--keep`` one named after the seed size, kept.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import json
 import os
 import random
 import re
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -37,85 +39,24 @@ import httpx
 from litestar import Litestar, Request, get
 from litestar.response import Template
 
+from bench.archive_seed import (
+    Rows,
+    article_row,
+    image_rows,
+    job_rows,
+    seed_pg,
+    seed_sqlite,
+    task_rows,
+)
 from rk.server.db.migrate import migrate
 from tests.support.net import free_port, wait_for_port
 
+ROOT = Path(__file__).resolve().parents[1]
 RK = str(Path(sys.executable).with_name("rk"))
 PASSWORD = "bench-password-123"
 TOKEN = re.compile(r'name="_csrf_token" value="([^"]+)"')
 STATUSES = ["pending"] * 9 + ["published"]
 CITIES = ["Paris", "Milan", "London", "New York", "Tokyo"]
-TASK_STATES = ["queued", "running", "done", "done", "failed", "canceled"]
-JOB_STATES = [
-    ("done", "created"),
-    ("done", "skipped_existing"),
-    ("done", "created"),
-    ("failed", ""),
-    ("pending", ""),
-    ("done", "noop"),
-]
-ART_COLS = (
-    "source",
-    "show_key",
-    "kind",
-    "brand_id",
-    "title",
-    "season",
-    "city",
-    "date",
-    "url",
-    "designer",
-    "author",
-    "status",
-    "deleted_at",
-    "created_at",
-    "updated_at",
-)
-IMG_COLS = (
-    "article_id",
-    "role",
-    "position",
-    "kind",
-    "key",
-    "thumb_key",
-    "sha1",
-    "size",
-    "width",
-    "height",
-    "source_url",
-    "uploaded_by_spider",
-    "created_at",
-    "embed_leased_until",
-)
-TASK_COLS = (
-    "brand_id",
-    "source",
-    "status",
-    "priority",
-    "max_shows",
-    "worker",
-    "locked_at",
-    "attempts",
-    "shows_submitted",
-    "last_error",
-    "created_at",
-    "updated_at",
-    "season",
-)
-JOB_COLS = (
-    "kind",
-    "status",
-    "attempts",
-    "payload",
-    "last_error",
-    "outcome",
-    "note",
-    "brand_id",
-    "locked_at",
-    "next_attempt_at",
-    "created_at",
-    "updated_at",
-)
 PAGES = {
     "articles, pending, page 1": ("/admin/articles?tab=pending", "admin/articles.html"),
     "articles, pending, deep page": ("DEEP", "admin/articles.html"),
@@ -124,8 +65,13 @@ PAGES = {
 }
 
 
-def rows(args: argparse.Namespace) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows, deterministic."""
+def status_of(a: int) -> str:
+    """Article ``a``'s seeded status: article 1 (60 images) pending, then 90 % pending."""
+    return "pending" if a == 1 else STATUSES[a % len(STATUSES)]
+
+
+def rows(args: argparse.Namespace) -> Rows:
+    """Every table's rows, deterministic; pending jobs fall due a day later (no worker runs)."""
     rng = random.Random(11)
     now = int(time.time())
     brands = [
@@ -136,87 +82,14 @@ def rows(args: argparse.Namespace) -> dict[str, list[tuple[Any, ...]]]:
     for a in range(1, args.articles + 1):
         brand = rng.randrange(1, len(brands) + 1)
         season = f"{rng.choice(['Spring', 'Fall'])} {rng.randint(2000, 2025)} Ready-to-Wear"
-        status = "pending" if a == 1 else STATUSES[a % len(STATUSES)]
-        arts.append(
-            (
-                "vogue",
-                f"s/{a}",
-                "runway",
-                brand,
-                f"Brand {brand:05d} {season}",
-                season,
-                rng.choice(CITIES),
-                "2025-03-01",
-                f"https://e.invalid/{a}",
-                "",
-                "",
-                status,
-                0,
-                now - args.articles + a,
-                now,
-            )
+        title = f"Brand {brand:05d} {season}"
+        row = article_row(
+            a, brand, title, season, rng.choice(CITIES), "2025-03-01", status_of(a), now
         )
-        for n in range(1, (60 if a == 1 else args.images) + 1):
-            sha = f"{a:020d}{n:020d}"
-            imgs.append(
-                (
-                    a,
-                    "look",
-                    n,
-                    "runway",
-                    f"runway/{sha}.jpg",
-                    f"thumb/{sha}.jpg",
-                    sha,
-                    300000,
-                    1280,
-                    1920,
-                    "",
-                    1,
-                    now,
-                    0,
-                )
-            )
-    show = json.dumps({"show_key": "s/x", "title": "A show", "looks": [{}] * 30})
-    tasks = []
-    for t in range(args.tasks):
-        status = TASK_STATES[t % len(TASK_STATES)]
-        error = "vogue.com answered 503 after 4 tries" if status == "failed" else ""
-        tasks.append(
-            (
-                rng.randrange(1, len(brands) + 1),
-                "vogue",
-                status,
-                0,
-                3,
-                "spider-1" if status != "queued" else "",
-                now,
-                1,
-                3,
-                error,
-                now - rng.randrange(172800),
-                now - rng.randrange(172800),
-                "",
-            )
-        )
-    jobs = []
-    for j in range(args.jobs):
-        status, outcome = JOB_STATES[j % len(JOB_STATES)]
-        jobs.append(
-            (
-                "crawl",
-                status,
-                1,
-                show,
-                "HTTP 503" if status == "failed" else "",
-                outcome,
-                f"{outcome}, 30 images" if outcome else "",
-                rng.randrange(1, len(brands) + 1),
-                now,
-                now,
-                now - rng.randrange(172800),
-                now - rng.randrange(172800),
-            )
-        )
+        arts.append((*row[:-2], now - args.articles + a, now))
+        imgs += image_rows(a, 60 if a == 1 else args.images, now)
+    tasks = task_rows(args.tasks, len(brands), rng, now)
+    jobs = job_rows(args.jobs, len(brands), rng, now)
     return {
         "brands": brands,
         "articles": arts,
@@ -226,38 +99,6 @@ def rows(args: argparse.Namespace) -> dict[str, list[tuple[Any, ...]]]:
     }
 
 
-COLUMNS = {
-    "brands": ("uid", "name", "slugs", "created_at", "updated_at"),
-    "articles": ART_COLS,
-    "images": IMG_COLS,
-    "crawl_tasks": TASK_COLS,
-    "ingest_jobs": JOB_COLS,
-}
-
-
-def seed_sqlite(path: Path, data: dict[str, list[tuple[Any, ...]]]) -> None:
-    with sqlite3.connect(path) as db:
-        for table, items in data.items():
-            cols = COLUMNS[table]
-            db.executemany(
-                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                items,
-            )
-        db.execute("ANALYZE")
-
-
-async def seed_pg(dsn: str, data: dict[str, list[tuple[Any, ...]]]) -> None:
-    import asyncpg
-
-    conn = await asyncpg.connect(dsn)
-    try:
-        for table, items in data.items():
-            await conn.copy_records_to_table(table, records=items, columns=list(COLUMNS[table]))
-        await conn.execute("ANALYZE")
-    finally:
-        await conn.close()
-
-
 def bare_server(port: int, dsn: str, deep: int) -> None:
     """Each page's template rendered from a context built once from the services."""
     import uvicorn
@@ -265,8 +106,9 @@ def bare_server(port: int, dsn: str, deep: int) -> None:
     from rk.core.storage import StorageContext, open_storage
     from rk.server.admin.dashboard import NO_MODEL
     from rk.server.db.engine import connect
-    from rk.server.services.admin_articles import list_articles, next_pending, review
+    from rk.server.services.admin_articles import list_articles
     from rk.server.services.admin_dashboard import dashboard
+    from rk.server.services.admin_review import next_pending, review
     from rk.server.services.admin_users import get_user
     from rk.server.web.templating import template_config
 
@@ -317,18 +159,48 @@ def bare_server(port: int, dsn: str, deep: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
 
 
-def timings(client: httpx.Client, url: str, count: int) -> tuple[float, float]:
-    """p50 and p99 in ms of ``count`` sequential GETs (after 5 warm-up requests)."""
+def timings(
+    client: httpx.Client, url: str, floor: httpx.Client, bare_url: str, count: int
+) -> tuple[float, float, float, float]:
+    """rk p50, rk p99, bare p50, bare p99 in ms of ``count`` GETs each, rk and bare taking
+    turns (so both see the same machine load), after 5 warm-up requests each."""
     for _ in range(5):
         client.get(url).raise_for_status()
-    spent = []
+        floor.get(bare_url).raise_for_status()
+    spent: dict[str, list[float]] = {"rk": [], "bare": []}
     for _ in range(count):
-        started = time.perf_counter()
-        answer = client.get(url)
-        spent.append((time.perf_counter() - started) * 1000)
-        if answer.status_code != 200:
-            raise RuntimeError(f"{url}: {answer.status_code}")
-    spent.sort()
+        for side, http, path in (("rk", client, url), ("bare", floor, bare_url)):
+            started = time.perf_counter()
+            answer = http.get(path)
+            spent[side].append((time.perf_counter() - started) * 1000)
+            if answer.status_code != 200:
+                raise RuntimeError(f"{path}: {answer.status_code}")
+    out: list[float] = []
+    for side in ("rk", "bare"):
+        values = sorted(spent[side])
+        out += [statistics.median(values), values[min(len(values) - 1, int(len(values) * 0.99))]]
+    return out[0], out[1], out[2], out[3]
+
+
+def fresh_dashboard(dsn: str, count: int) -> tuple[float, float]:
+    """p50 and p99 in ms of the dashboard's figures read afresh (its 5 s cache and the tab
+    counts' bypassed), in this process: what a dashboard request costs every 5 s."""
+    from rk.server.admin.dashboard import NO_MODEL
+    from rk.server.db.engine import close, connect
+    from rk.server.services.admin_dashboard import read_dashboard
+    from rk.server.services.moderation import TAB_COUNTS
+
+    async def measure() -> list[float]:
+        db, spent = await connect(dsn), []
+        for _ in range(count):
+            TAB_COUNTS.clear()
+            started = time.perf_counter()
+            await read_dashboard(NO_MODEL, None)
+            spent.append((time.perf_counter() - started) * 1000)
+        await close(db)
+        return sorted(spent)
+
+    spent = asyncio.run(measure())
     return statistics.median(spent), spent[min(len(spent) - 1, int(len(spent) * 0.99))]
 
 
@@ -345,9 +217,14 @@ def signed_in(base: str) -> httpx.Client:
     return client
 
 
-def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace) -> list[tuple[Any, ...]]:
-    data = rows(args)
+def seeded(engine: str, dsn: str, keep: Path | None, args: argparse.Namespace) -> None:
+    """Migrate and seed ``dsn``, unless ``keep`` holds a marker saying it is seeded already."""
+    marker = keep / f"{engine}.seeded" if keep else None
     asyncio.run(migrate(dsn))
+    if marker is not None and marker.exists():
+        print(f"{engine}: reusing the seeded archive of {marker}", flush=True)
+        return
+    data = rows(args)
     started = time.monotonic()
     if engine == "sqlite":
         seed_sqlite(Path(dsn.removeprefix("sqlite:///")), data)
@@ -359,17 +236,26 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace) -> list[tupl
         f" in {time.monotonic() - started:.0f} s",
         flush=True,
     )
+    if marker is not None:
+        marker.write_text(dsn)
+
+
+def run(
+    engine: str, dsn: str, tmp: Path, keep: Path | None, args: argparse.Namespace
+) -> list[tuple[Any, ...]]:
+    seeded(engine, dsn, keep, args)
     config = tmp / f"{engine}.yml"
     config.write_text(json.dumps({"database": dsn, "server": {"workers": 1}}))
     common = ["--config", str(config), "--data-dir", str(tmp / f"data-{engine}")]
-    subprocess.run(
+    made = subprocess.run(
         [RK, "admin", "create-user", "bench", "--role", "admin", "--password-stdin", *common],
         input=PASSWORD + "\n",
         text=True,
-        check=True,
         capture_output=True,
     )
-    pending = sorted(i for i, row in enumerate(data["articles"], 1) if row[11] == "pending")
+    if made.returncode != 0 and "exists" not in made.stderr:
+        raise RuntimeError(f"create-user: {made.stderr.strip()}")
+    pending = [a for a in range(1, args.articles + 1) if status_of(a) == "pending"]
     deep = pending[len(pending) // 2]
     port, bare_port = free_port(), free_port()
     log = (tmp / f"{engine}.log").open("ab")
@@ -382,7 +268,8 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace) -> list[tupl
         bare = subprocess.Popen(
             [
                 sys.executable,
-                __file__,
+                "-m",
+                "bench.admin_pages",
                 "--bare-server",
                 str(bare_port),
                 "--dsn",
@@ -390,7 +277,7 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace) -> list[tupl
                 "--deep",
                 str(deep),
             ],
-            env={**os.environ},
+            cwd=ROOT,
         )
         wait_for_port(bare_port, timeout_s=120)
         client = signed_in(f"http://127.0.0.1:{port}")
@@ -399,15 +286,29 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace) -> list[tupl
         for name, (path, _) in PAGES.items():
             rk_path = f"/admin/articles?tab=pending&before={deep}" if path == "DEEP" else path
             bare_path = "/admin/articles/deep" if path == "DEEP" else path.split("?")[0]
-            rk50, rk99 = timings(client, rk_path, args.requests)
-            b50, b99 = timings(floor, bare_path, args.requests)
-            table.append((engine, name, rk50, rk99, b50, b99))
+            figures = timings(client, rk_path, floor, bare_path, args.requests)
+            table.append((engine, name, *figures, os.getloadavg()[0]))
+        fresh = fresh_dashboard(dsn, 20)
+        table.append((engine, "dashboard figures afresh", *fresh, 0.0, 0.0, os.getloadavg()[0]))
         return table
     finally:
         for proc in (server, bare):
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=30)
+
+
+def kept_pg(keep: Path, args: argparse.Namespace) -> str:
+    """A PostgreSQL database beside RK_TEST_PG_DSN named after the seed size, kept between
+    runs; dropped first when ``keep`` has no marker for it (a seed that did not finish)."""
+    from tests.support.pg import _run, _with_db, require_postgres
+
+    admin = require_postgres()
+    name = f"rk_bench_admin_{args.articles}_{args.images}_{args.tasks}_{args.jobs}"
+    if not (keep / "postgresql.seeded").exists():
+        asyncio.run(_run(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(_run(admin, f'CREATE DATABASE "{name}"'))
+    return _with_db(admin, name)
 
 
 def main() -> int:
@@ -418,6 +319,12 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=20_000)
     parser.add_argument("--requests", type=int, default=200, help="per page and server")
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="folder keeping the seeded archives (SQLite file, PostgreSQL database name)"
+        " for later runs of the same size; without it they are thrown away",
+    )
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--dsn", help=argparse.SUPPRESS)
     parser.add_argument("--deep", type=int, help=argparse.SUPPRESS)
@@ -425,31 +332,40 @@ def main() -> int:
     if args.bare_server:
         bare_server(args.bare_server, args.dsn, args.deep)
         return 0
+    keep = None
+    if args.keep:
+        keep = args.keep / f"{args.articles}-{args.images}-{args.tasks}-{args.jobs}"
+        keep.mkdir(parents=True, exist_ok=True)
     table = []
     with tempfile.TemporaryDirectory(prefix="rk-bench-admin-") as name:
         tmp = Path(name)
         if args.engine in ("sqlite", "both"):
-            table += run("sqlite", f"sqlite:///{tmp / 'rk.sqlite3'}", tmp, args)
+            sqlite_file = (keep or tmp) / "rk.sqlite3"
+            if keep and not (keep / "sqlite.seeded").exists():
+                sqlite_file.unlink(missing_ok=True)
+            table += run("sqlite", f"sqlite:///{sqlite_file}", tmp, keep, args)
         if args.engine in ("postgresql", "both"):
-            from tests.support.pg import fresh_database
+            if keep:
+                table += run("postgresql", kept_pg(keep, args), tmp, keep, args)
+            else:
+                from tests.support.pg import fresh_database
 
-            with fresh_database() as dsn:
-                table += run("postgresql", dsn, tmp, args)
-    load = os.getloadavg()[0]
+                with fresh_database() as dsn:
+                    table += run("postgresql", dsn, tmp, keep, args)
     print(
         f"\nconsole pages, {args.articles:,} articles × {args.images} images,"
-        f" {args.tasks:,} crawl tasks, {args.jobs:,} ingest jobs; {args.requests} sequential"
-        f" requests per page; load average {load:.1f}"
+        f" {args.tasks:,} crawl tasks, {args.jobs:,} ingest jobs; {args.requests} requests"
+        " per page and server, rk and bare taking turns; load = 1-min load average after"
+        " the page"
     )
     print(
-        "| engine | page | rk p50 ms | rk p99 ms | bare render p50 ms | bare p99 ms | p50 ratio |"
+        "| engine | page | rk p50 ms | rk p99 ms | bare render p50 ms | bare p99 ms"
+        " | p50 ratio | load |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for engine, page, p50, p99, b50, b99 in table:
-        print(
-            f"| {engine} | {page} | {p50:.1f} | {p99:.1f} | {b50:.1f} | {b99:.1f} |"
-            f" {p50 / b50:.2f} |"
-        )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for engine, page, p50, p99, b50, b99, load in table:
+        bare = f"{b50:.1f} | {b99:.1f} | {p50 / b50:.2f}" if b50 else "— | — | —"
+        print(f"| {engine} | {page} | {p50:.1f} | {p99:.1f} | {bare} | {load:.1f} |")
     return 0
 
 

@@ -20,7 +20,8 @@ from rk.core.storage import Storage
 from rk.server.admin.auth import user_of
 from rk.server.admin.params import BadInput, Segment, Text, cursor, ids, path_id
 from rk.server.admin.render import admin_page, form_error, form_of, text
-from rk.server.services.admin_articles import TABS, list_articles, next_pending, review
+from rk.server.services.admin_articles import TABS, list_articles
+from rk.server.services.admin_review import next_pending, review
 from rk.server.services.brand_admin import find_brand
 from rk.server.services.moderation import (
     ACTIONS,

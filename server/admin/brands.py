@@ -17,7 +17,7 @@ from rk.core.wire import BrandInfo
 from rk.server.admin.auth import admin_only
 from rk.server.admin.crawl import crawl_tasks, default_source, sources_of
 from rk.server.admin.params import BadInput, Segment, Text, count
-from rk.server.admin.render import MAX_FIELD, admin_page, form_error, form_of, text
+from rk.server.admin.render import MAX_FIELD, admin_page, field_error, form_of, text
 from rk.server.errors import NotFound
 from rk.server.services.admin_articles import recent_articles, tab_counts
 from rk.server.services.admin_brands import (
@@ -29,15 +29,20 @@ from rk.server.services.admin_brands import (
 )
 from rk.server.services.brand_admin import BrandInputError, add_brand, clean_name
 from rk.server.services.brands import brand_info
-from rk.server.web.pages import redirect_with
+from rk.server.web.pages import FieldError, field, redirect_with
 
 LIST = "admin/brands.html"
 PAGE = "admin/brand.html"
 
 
-def slugs_of(form: FormMultiDict, sources: list[str]) -> dict[str, str]:
-    """The ``slug_<source>`` fields of a brand form."""
-    return {source: text(form, f"slug_{source}")[:MAX_FIELD] for source in sources}
+def brand_form(
+    form: FormMultiDict, sources: list[str]
+) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A brand form's name, its ``slug_<source>`` fields by source, and every field as
+    typed (to put back in the page when it comes back with an error)."""
+    slugs = {source: text(form, f"slug_{source}")[:MAX_FIELD] for source in sources}
+    name = text(form, "name")[:MAX_FIELD]
+    return name, slugs, {"name": name, **{f"slug_{s}": v for s, v in slugs.items()}}
 
 
 async def brand_of(uid: str) -> BrandInfo:
@@ -85,26 +90,20 @@ class BrandPages(Controller):
     @post("/add", name="admin:brand-add", status_code=303, guards=[admin_only])
     async def add(self, request: Request[Any, Any, Any], state: State) -> Response[Any]:
         """Add a brand with its per-source slugs."""
-        form = await form_of(request)
         sources = sources_of(state)
-        raw = slugs_of(form, sources)
-        name = text(form, "name")[:MAX_FIELD]
-        values = {"name": name, **{f"slug_{s}": v for s, v in raw.items()}}
+        name, raw, values = brand_form(await form_of(request), sources)
         try:
-            name = clean_name(name)
-        except BrandInputError as exc:
+            with field("name", BrandInputError):
+                name = clean_name(name)
+            with field("slugs", BrandInputError):
+                slugs = clean_slugs(raw, sources)
+            info, created = await add_brand(name, slugs)
+            if not created:
+                message = f"a brand called {info.name!r} already exists"
+                raise FieldError("name", message, 409)
+        except FieldError as exc:
             context = await self.list_context(state, "", None, values)
-            return form_error(request, LIST, context, "name", f"{str(exc).capitalize()}.")
-        try:
-            slugs = clean_slugs(raw, sources)
-        except BrandInputError as exc:
-            context = await self.list_context(state, "", None, values)
-            return form_error(request, LIST, context, "slugs", f"{str(exc).capitalize()}.")
-        info, created = await add_brand(name, slugs)
-        if not created:
-            context = await self.list_context(state, "", None, values)
-            message = f"A brand called {info.name!r} already exists."
-            return form_error(request, LIST, context, "name", message, 409)
+            return field_error(request, LIST, context, exc)
         return redirect_with(f"/admin/brands/{info.uid}", f"Added {info.name}.")
 
     async def page_context(
@@ -149,21 +148,18 @@ class BrandPages(Controller):
     ) -> Response[Any]:
         """Rename a brand or change its slugs."""
         found = await brand_of(uid)
-        form = await form_of(request)
         sources = sources_of(state)
-        raw = slugs_of(form, sources)
-        name = text(form, "name")[:MAX_FIELD]
-        values = {"name": name, **{f"slug_{s}": v for s, v in raw.items()}}
+        name, raw, values = brand_form(await form_of(request), sources)
         try:
-            field = "name"
-            checked = clean_name(name)
-            field = "slugs"
-            slugs = clean_slugs(raw, sources)
-            field = "name"
-            await update_brand(found, checked, slugs)
-        except BrandInputError as exc:
+            with field("name", BrandInputError):
+                checked = clean_name(name)
+            with field("slugs", BrandInputError):
+                slugs = clean_slugs(raw, sources)
+            with field("name", BrandInputError):
+                await update_brand(found, checked, slugs)
+        except FieldError as exc:
             context = await self.page_context(state, storage, found, values)
-            return form_error(request, PAGE, context, field, f"{str(exc).capitalize()}.")
+            return field_error(request, PAGE, context, exc)
         return redirect_with(f"/admin/brands/{found.uid}", f"Saved {checked}.")
 
     @post("/{uid:str}/crawl", name="admin:brand-crawl", status_code=303, guards=[admin_only])
@@ -182,13 +178,12 @@ class BrandPages(Controller):
         values = {"max_shows": text(form, "max_shows")[:40], "source": source[:40]}
         try:
             if source not in sources:
-                raise BadInput(f"choose a source: {', '.join(sources)}")
-            field = "max_shows"
-            max_shows = count(text(form, "max_shows"), "max shows", 0, 1000)
-        except BadInput as exc:
+                raise FieldError("source", f"choose a source: {', '.join(sources)}")
+            with field("max_shows", BadInput):
+                max_shows = count(text(form, "max_shows"), "max shows", 0, 1000)
+        except FieldError as exc:
             context = await self.page_context(state, storage, found, values)
-            where = "source" if source not in sources else field
-            return form_error(request, PAGE, context, where, f"{str(exc).capitalize()}.")
+            return field_error(request, PAGE, context, exc)
         task_id = await crawl_tasks(state).add_task(found.id, max_shows, 0, source)
         shows = "every show" if max_shows == 0 else f"the newest {max_shows} shows"
         return redirect_with(

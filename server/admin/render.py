@@ -16,7 +16,7 @@ from litestar.response import Template
 from rk.server.admin.auth import current_user
 from rk.server.errors import error_response
 from rk.server.web.errors import wants_html
-from rk.server.web.pages import page
+from rk.server.web.pages import FieldError, page
 
 MAX_FIELD = 2000
 """Longer form values are refused before anything looks at them."""
@@ -51,6 +51,13 @@ def form_error(
         return error_response(status_code, message)
     errors = {field or "form": message}
     return admin_page(request, template, {**context, "errors": errors}, status_code=status_code)
+
+
+def field_error(
+    request: Request[Any, Any, Any], template: str, context: dict[str, Any], exc: FieldError
+) -> Response[Any]:
+    """``form_error`` for a FieldError: its message beside its field, its status."""
+    return form_error(request, template, context, exc.field, exc.message, exc.status_code)
 
 
 async def form_of(request: Request[Any, Any, Any]) -> FormMultiDict:

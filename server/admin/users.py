@@ -12,7 +12,7 @@ from litestar.types import Guard
 from rk.server.admin.auth import admin_only, user_of
 from rk.server.admin.params import BadInput, Segment, Text, cursor
 from rk.server.admin.render import MAX_FIELD, admin_page, form_error, form_of, text
-from rk.server.services.admin_articles import audit_log
+from rk.server.services.admin_review import audit_log
 from rk.server.services.admin_users import (
     UserInputError,
     create_user,

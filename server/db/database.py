@@ -14,9 +14,11 @@ is a savepoint.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from contextlib import AbstractAsyncContextManager
-from typing import Any, ClassVar, Protocol
+import asyncio
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
+from contextvars import ContextVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from rk.server.db.dsn import engine_of
 
@@ -27,6 +29,7 @@ POOL_HEADROOM = 8
 
 Row = Any
 """A result row (``asyncpg.Record`` or ``sqlite3.Row``): indexable by column name or position."""
+C = TypeVar("C")
 
 
 def default_pool_size(workers: int) -> int:
@@ -88,6 +91,40 @@ class Database(Connection, Protocol):
     async def close(self) -> None:
         """Close every connection (twice does nothing)."""
         ...
+
+
+class TaskTransactions(Generic[C]):
+    """The task-bound half of a ``Database``: which transaction, if any, this task is in.
+
+    The connection of an open transaction sits in a ContextVar with the task that opened it;
+    a task started inside the block inherits the variable but not the transaction (its
+    statements must not interleave with the opener's), so only the opener sees it.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._current: ContextVar[tuple[asyncio.Task[Any] | None, C] | None] = ContextVar(
+            name, default=None
+        )
+
+    def _ambient(self) -> C | None:
+        """The connection of the transaction this task opened, or None."""
+        current = self._current.get()
+        if current is None or current[0] is not asyncio.current_task():
+            return None
+        return current[1]
+
+    def in_transaction(self) -> bool:
+        """Whether this task is inside ``transaction()``."""
+        return self._ambient() is not None
+
+    @contextmanager
+    def _bound(self, connection: C) -> Iterator[C]:
+        """Make ``connection`` this task's transaction until the block ends."""
+        token = self._current.set((asyncio.current_task(), connection))
+        try:
+            yield connection
+        finally:
+            self._current.reset(token)
 
 
 async def open_database(dsn: str, *, pool_size: int = 0, readers: int = 0) -> Database:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
 from typing import Any, ClassVar
 
 import asyncpg
 
-from rk.server.db.database import Row
+from rk.server.db.database import Row, TaskTransactions
 from rk.server.db.dsn import asyncpg_dsn
 
 
@@ -54,19 +52,17 @@ class PgConnection:
         await self.conn.executemany(sql, args)
 
 
-class PgDatabase:
+class PgDatabase(TaskTransactions[PgConnection]):
     """``Database`` over one asyncpg pool of at most ``pool_size`` connections."""
 
     engine: ClassVar[str] = "postgresql"
 
     def __init__(self, dsn: str, pool: asyncpg.Pool) -> None:
+        super().__init__(f"rk_pg_{id(self)}")
         self.dsn = dsn
         self.pool_size = pool.get_max_size()
         self._pool: asyncpg.Pool | None = pool
         self._listening: list[tuple[Any, str, Callable[..., None]]] = []
-        self._current: ContextVar[tuple[asyncio.Task[Any] | None, PgConnection] | None] = (
-            ContextVar(f"rk_pg_{id(self)}", default=None)
-        )
 
     @classmethod
     async def open(cls, dsn: str, pool_size: int) -> PgDatabase:
@@ -88,15 +84,6 @@ class PgDatabase:
         """What this process holds, for the startup log line."""
         return f"pool of {self.pool_size} connections"
 
-    def _ambient(self) -> PgConnection | None:
-        current = self._current.get()
-        if current is None or current[0] is not asyncio.current_task():
-            return None
-        return current[1]
-
-    def in_transaction(self) -> bool:
-        return self._ambient() is not None
-
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PgConnection]:
         ambient = self._ambient()
@@ -105,12 +92,8 @@ class PgDatabase:
                 yield ambient
             return
         async with self.pool.acquire() as conn, conn.transaction():
-            connection = PgConnection(conn)
-            token = self._current.set((asyncio.current_task(), connection))
-            try:
+            with self._bound(PgConnection(conn)) as connection:
                 yield connection
-            finally:
-                self._current.reset(token)
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[PgConnection]:

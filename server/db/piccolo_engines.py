@@ -27,7 +27,17 @@ async def _transaction(db: Database) -> AsyncIterator[Any]:
 
 
 async def _run(db: Database, sql: str, args: list[Any]) -> list[dict[str, Any]]:
-    return [dict(row) for row in await db.rows(sql, *args)]
+    """The statement's rows as dicts, column names read once per statement (not per row).
+
+    A result with a repeated column name keeps ``dict(row)``'s answer (the first column).
+    """
+    found = await db.rows(sql, *args)
+    if not found:
+        return []
+    names = tuple(found[0].keys())
+    if len(set(names)) < len(names):
+        return [dict(row) for row in found]
+    return [dict(zip(names, row, strict=True)) for row in found]
 
 
 class DatabasePostgresEngine(PostgresEngine):

@@ -22,14 +22,13 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
 from functools import partial
 from itertools import count
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from rk.core.errors import ConfigError
-from rk.server.db.database import Row
+from rk.server.db.database import Row, TaskTransactions
 from rk.server.db.dsn import sqlite_path
 
 T = TypeVar("T")
@@ -57,13 +56,14 @@ def is_read(sql: str) -> bool:
 
 
 def connect_file(path: Path, *, read_only: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode with rk's pragmas; rows as ``sqlite3.Row``."""
+    """A connection in autocommit mode with rk's pragmas; rows as ``sqlite3.Row``.
+
+    No ``detect_types``: rk stores times as INTEGER epochs and declares no DATE, TIMESTAMP
+    or other converted type, and the converters piccolo registers (INTEGER among them)
+    would only call ``int()`` in Python on every integer of every row.
+    """
     conn = sqlite3.connect(
-        path,
-        timeout=BUSY_TIMEOUT_S,
-        isolation_level=None,
-        check_same_thread=False,
-        detect_types=sqlite3.PARSE_DECLTYPES | sqlite3.PARSE_COLNAMES,
+        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
     )
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -124,12 +124,13 @@ class SqliteReader:
         raise sqlite3.OperationalError("reading() connections are read-only")
 
 
-class SqliteDatabase:
+class SqliteDatabase(TaskTransactions[SqliteConnection]):
     """``Database`` over one SQLite file: a writer and ``readers`` read-only connections."""
 
     engine: ClassVar[str] = "sqlite"
 
     def __init__(self, dsn: str, readers: int) -> None:
+        super().__init__(f"rk_sqlite_{id(self)}")
         self.dsn = dsn
         self.path = sqlite_path(dsn)
         self.readers = max(1, readers)
@@ -146,9 +147,6 @@ class SqliteDatabase:
         self._pending: list[tuple[WriteFn, asyncio.Future[Any]]] = []
         self._batcher: asyncio.Task[None] | None = None
         self._savepoints = count(1)
-        self._current: ContextVar[tuple[asyncio.Task[Any] | None, SqliteConnection] | None] = (
-            ContextVar(f"rk_sqlite_{id(self)}", default=None)
-        )
 
     @classmethod
     async def open(cls, dsn: str, readers: int) -> SqliteDatabase:
@@ -188,15 +186,6 @@ class SqliteDatabase:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._writer_pool, lambda: fn(self._writer_conn()))
 
-    def _ambient(self) -> SqliteConnection | None:
-        current = self._current.get()
-        if current is None or current[0] is not asyncio.current_task():
-            return None
-        return current[1]
-
-    def in_transaction(self) -> bool:
-        return self._ambient() is not None
-
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteConnection]:
         ambient = self._ambient()
@@ -206,21 +195,18 @@ class SqliteDatabase:
             return
         async with self._lock:
             await self.on_writer(lambda c: c.execute("BEGIN IMMEDIATE"))
-            connection = SqliteConnection(self)
-            token = self._current.set((asyncio.current_task(), connection))
-            try:
-                yield connection
-            except BaseException:
-                await asyncio.shield(self.on_writer(_rollback))
-                raise
-            else:
+            with self._bound(SqliteConnection(self)) as connection:
                 try:
-                    await asyncio.shield(self.on_writer(lambda c: c.execute("COMMIT")))
+                    yield connection
                 except BaseException:
                     await asyncio.shield(self.on_writer(_rollback))
                     raise
-            finally:
-                self._current.reset(token)
+                else:
+                    try:
+                        await asyncio.shield(self.on_writer(lambda c: c.execute("COMMIT")))
+                    except BaseException:
+                        await asyncio.shield(self.on_writer(_rollback))
+                        raise
 
     @asynccontextmanager
     async def _savepoint(self) -> AsyncIterator[None]:

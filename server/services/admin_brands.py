@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 
-import msgspec
 from msgspec import Struct
 
 from rk.core.wire import BrandInfo
 from rk.server.db.tables import Brand
 from rk.server.errors import ApiError
 from rk.server.services.brand_admin import BrandInputError, clean_name
+from rk.server.services.job_rows import JOB_COLUMNS, JobRow, job_row
 from rk.server.services.public_sql import rows
 
 MAX_SLUG = 200
@@ -38,23 +37,6 @@ class BrandPage(Struct, frozen=True, kw_only=True):
 
     items: list[BrandRow]
     next_after: str | None
-
-
-class HistoryEntry(Struct, frozen=True, kw_only=True):
-    """One ingest job of a brand: a show the spiders sent, and what became of it."""
-
-    job_id: int
-    kind: str
-    status: str
-    outcome: str
-    note: str
-    error: str
-    attempts: int
-    show_key: str
-    title: str
-    looks: int
-    created_at: int
-    updated_at: int
 
 
 def _slugs(text: str) -> dict[str, str]:
@@ -150,49 +132,14 @@ async def update_brand(brand: BrandInfo, name: str, slugs: dict[str, str]) -> No
     ).where(Brand.id == brand.id)
 
 
-def show_summary(payload: str) -> tuple[str, str, int]:
-    """(show key, title, look count) of a crawl job's payload; blanks when unreadable."""
-    try:
-        value: Any = msgspec.json.decode(payload or "{}")
-    except msgspec.DecodeError:
-        return "", "", 0
-    if not isinstance(value, dict):
-        return "", "", 0
-    looks = value.get("looks")
-    return (
-        str(value.get("show_key") or ""),
-        str(value.get("title") or ""),
-        len(looks) if isinstance(looks, list) else 0,
-    )
-
-
-async def brand_history(brand_id: int, limit: int = 50) -> list[HistoryEntry]:
+async def brand_history(brand_id: int, limit: int = 50) -> list[JobRow]:
     """The brand's ingest jobs, newest first."""
     if limit < 1 or limit > 500:
         raise ApiError(f"limit must be 1 to 500, not {limit}")
     found = await rows(
-        "SELECT id, kind, status, outcome, note, last_error, attempts, payload, created_at,"
-        " updated_at FROM ingest_jobs WHERE brand_id = {} ORDER BY id DESC LIMIT {}",
+        f"SELECT {JOB_COLUMNS} FROM ingest_jobs j WHERE j.brand_id = {{}}"
+        " ORDER BY j.id DESC LIMIT {}",
         brand_id,
         limit,
     )
-    entries = []
-    for row in found:
-        key, title, looks = show_summary(str(row["payload"]))
-        entries.append(
-            HistoryEntry(
-                job_id=int(row["id"]),
-                kind=str(row["kind"]),
-                status=str(row["status"]),
-                outcome=str(row["outcome"]),
-                note=str(row["note"]),
-                error=str(row["last_error"]),
-                attempts=int(row["attempts"]),
-                show_key=key,
-                title=title,
-                looks=looks,
-                created_at=int(row["created_at"]),
-                updated_at=int(row["updated_at"]),
-            )
-        )
-    return entries
+    return [job_row(row) for row in found]

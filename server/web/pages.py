@@ -1,13 +1,18 @@
-"""Rendering a page, and the one-shot messages a form leaves for the page it redirects to.
+"""Rendering a page, the one-shot messages a form leaves for the page it redirects to, and
+a form field's bad input.
 
 Forms post, then redirect (POST–redirect–GET) to a page that says what happened:
 ``redirect_with(url, "Approved 12 articles")`` puts the message in a short-lived cookie,
-and the next ``page(…)`` shows it once and clears it.
+and the next ``page(…)`` shows it once and clears it. A form that cannot be used comes
+back instead: a handler checks its fields inside ``with field("name", SomeError):`` blocks,
+and one ``except FieldError`` renders the page again with the message beside that field.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 from urllib.parse import quote, unquote
 
@@ -76,3 +81,27 @@ def redirect_with(
         secure=secure,
     )
     return Redirect(path=url, status_code=303, cookies=[cookie])
+
+
+class FieldError(Exception):
+    """Bad input in one form field: the page comes back with ``message`` beside ``field``.
+
+    ``problem`` reads as a clause ("brand name is empty"); the message is that sentence
+    with its first letter raised and a full stop, names in it kept as they are.
+    """
+
+    def __init__(self, name: str, problem: str | Exception, status_code: int = 422) -> None:
+        clause = str(problem)
+        self.field = name
+        self.message = f"{clause[:1].upper()}{clause[1:]}."
+        self.status_code = status_code
+        super().__init__(self.message)
+
+
+@contextmanager
+def field(name: str, *errors: type[Exception]) -> Iterator[None]:
+    """Turn one of ``errors`` raised in the block into a FieldError of the field ``name``."""
+    try:
+        yield
+    except errors as exc:
+        raise FieldError(name, exc) from exc

@@ -98,3 +98,30 @@ async def test_jobs_list_page_and_retry(console: Backend) -> None:
     row = await IngestJob.select(IngestJob.attempts).where(IngestJob.id == job_id).first()
     assert row is not None
     assert row["attempts"] in (0, 1)
+
+
+async def test_brand_page_lists_its_jobs_as_update_history(console: Backend) -> None:
+    await account("ad")
+    await sign_in(console.client, "ad")
+    added = await post_form(
+        console.client, "/admin/brands", "/admin/brands/add", {"name": "Halden"}
+    )
+    brand_id = (await Brand.select(Brand.id).first() or {})["id"]
+    await IngestJob.insert(
+        IngestJob(
+            kind="crawl",
+            status="done",
+            outcome="created",
+            note="created, 2 images",
+            attempts=1,
+            brand_id=brand_id,
+            payload='{"show_key":"s/halden","title":"Halden Fall 2025","looks":[{},{}]}',
+            created_at=1,
+            updated_at=2,
+        )
+    )
+    job_id = (await IngestJob.select(IngestJob.id).first() or {})["id"]
+    page = await console.client.get(added.headers["location"], headers=HTML)
+    assert f'href="/admin/ingest-jobs/{job_id}"' in page.text
+    assert "Halden Fall 2025" in page.text
+    assert "2 looks" in page.text
