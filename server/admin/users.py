@@ -11,7 +11,7 @@ from litestar.types import Guard
 
 from rk.server.admin.auth import admin_only, user_of
 from rk.server.admin.params import BadInput, Segment, Text, cursor
-from rk.server.admin.render import MAX_FIELD, admin_page, form_error, form_of, text
+from rk.server.admin.render import MAX_FIELD, admin_page, field_error, form_error, form_of, text
 from rk.server.services.admin_review import audit_log
 from rk.server.services.admin_users import (
     UserInputError,
@@ -20,7 +20,7 @@ from rk.server.services.admin_users import (
     set_disabled,
     set_role,
 )
-from rk.server.web.pages import redirect_with
+from rk.server.web.pages import FieldError, redirect_with
 
 TEMPLATE = "admin/users.html"
 
@@ -54,7 +54,7 @@ class UserPages(Controller):
             user = await create_user(name, password, role)
         except UserInputError as exc:
             context = await self.context({"username": name, "role": role})
-            return form_error(request, TEMPLATE, context, exc.field, f"{str(exc).capitalize()}.")
+            return field_error(request, TEMPLATE, context, FieldError(exc.field, exc))
         return redirect_with("/admin/users", f"Created {user.role} {user.username}.")
 
     @post("/{name:str}/{action:str}", name="admin:user-action", status_code=303)
