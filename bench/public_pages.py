@@ -33,6 +33,7 @@ from pathlib import Path
 import httpx
 from litestar import Litestar, MediaType, Request, Response, get
 
+from bench.archive_seed import ART_COLS, IMG_COLS
 from rk.server.db.migrate import migrate
 from tests.support.net import free_port, wait_for_port
 
@@ -46,39 +47,6 @@ SEASONS = [
     for k in ("Ready-to-Wear", "Couture", "Menswear")
 ]
 CITIES = ["Paris", "Milan", "London", "New York", "Tokyo", "Copenhagen", "Seoul", "Berlin"]
-ART_COLS = (
-    "source",
-    "show_key",
-    "kind",
-    "brand_id",
-    "title",
-    "season",
-    "city",
-    "date",
-    "url",
-    "designer",
-    "author",
-    "status",
-    "deleted_at",
-    "created_at",
-    "updated_at",
-)
-IMG_COLS = (
-    "article_id",
-    "role",
-    "position",
-    "kind",
-    "key",
-    "thumb_key",
-    "sha1",
-    "size",
-    "width",
-    "height",
-    "source_url",
-    "uploaded_by_spider",
-    "created_at",
-    "embed_leased_until",
-)
 
 
 def model_id() -> str:
