@@ -99,20 +99,23 @@ class PgvectorIndex:
         if not await lease.acquire():
             log.info("vectors: another process fills the pgvector spaces")
             return
-
-        async def heartbeat() -> None:
-            if not await lease.renew_if_due():
-                raise RkError("pgvector backfill: lease lost to another process")
-
         try:
             for space in await spaces():
                 if not space.ready:
-                    copied = await backfill(space, self.settings, heartbeat=heartbeat)
+                    copied = await backfill(space, self.settings, heartbeat=_renewer(lease))
                     log.info("vectors: %s ready (%d vectors)", space.table, copied)
         except Exception:
             log.exception("vectors: pgvector backfill failed; `rk vectors reindex` resumes it")
         finally:
             await lease.release()
+
+    async def _stop_fill(self) -> None:
+        """Stop this process's background fill (a reindex does its work instead)."""
+        if self._backfill is not None:
+            self._backfill.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._backfill
+            self._backfill = None
 
     async def search(self, model: str, query: Floats, k: int, kind: str | None = None) -> Scored:
         """The ``k`` published images nearest to ``query`` (HNSW, ``ef_search`` candidates)."""
@@ -169,10 +172,29 @@ class PgvectorIndex:
 
     async def reindex(self, model: str | None = None, progress: Progress | None = None) -> int:
         """Copy every missing or stale vector in, then build (or rebuild) each HNSW index
-        while writes go on; spaces that were not ready become ready."""
+        while writes go on; spaces that were not ready become ready.
+
+        Holds the backfill lease, so no background fill builds an index alongside (two
+        concurrent index builds on one table deadlock in PostgreSQL).
+        """
         problem = await extension_problem()
         if problem is not None:
             raise RkError(problem)
+        await self._stop_fill()
+        lease = JobLease(BACKFILL_LEASE, new_holder("pgvector-reindex"), BACKFILL_LEASE_S)
+        if not await lease.acquire():
+            raise RkError(
+                "another process is filling the pgvector tables; try again when it is done"
+                " (its log says when the spaces are ready)"
+            )
+        try:
+            return await self._rebuild(model, progress, _renewer(lease))
+        finally:
+            await lease.release()
+
+    async def _rebuild(
+        self, model: str | None, progress: Progress | None, heartbeat: Heartbeat
+    ) -> int:
         prepared = await self.prepare(model)
         total = sum(count for _, count in prepared)
         offset = 0
@@ -183,7 +205,7 @@ class PgvectorIndex:
                     progress(base + done, max(total, base + done))
 
             was_ready = space.ready
-            await backfill(space, self.settings, step)
+            await backfill(space, self.settings, step, heartbeat)
             if was_ready:
                 await build_index(space, self.settings.build_memory_mb, rebuild=True)
             offset += count
@@ -197,9 +219,16 @@ class PgvectorIndex:
 
     async def close(self) -> None:
         """Stop a backfill in progress (the next start resumes it) and drop the fallback."""
-        if self._backfill is not None:
-            self._backfill.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._backfill
+        await self._stop_fill()
         if self._fallback is not None:
             await self._fallback.close()
+
+
+def _renewer(lease: JobLease) -> Heartbeat:
+    """A heartbeat that renews ``lease`` when due and stops the work once it is lost."""
+
+    async def heartbeat() -> None:
+        if not await lease.renew_if_due():
+            raise RkError("pgvector backfill: lease lost to another process")
+
+    return heartbeat

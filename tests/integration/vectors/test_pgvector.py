@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 from rk.core.config import VectorSettings
+from rk.core.errors import RkError
 from rk.core.plugins import RkPluginManager
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
 from rk.server.db.tables import ImageEmbedding
 from rk.server.services.embeddings import vector_bytes
+from rk.server.services.job_lock import JobLease
 from rk.server.vectors.choose import open_vector_index
 from rk.server.vectors.db import rows
 from rk.server.vectors.exact import ExactIndex
@@ -163,3 +165,45 @@ async def test_rk_vectors_reindex_and_status(pgvector_dsn: str) -> None:
     assert bad.stderr.strip().splitlines() == [
         "error: vectors.index: no vector index named 'faiss'; available: exact, pgvector"
     ]
+
+
+async def test_reindex_takes_over_from_the_background_fill_of_its_own_process(
+    pgvector_dsn: str,
+) -> None:
+    """`rk vectors reindex` opens the index (which starts a fill) then rebuilds: the two
+    never build an index side by side, which deadlocks in PostgreSQL."""
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    try:
+        await _bulk(np.random.default_rng(10), 60)
+        for _ in range(3):
+            index = PgvectorIndex(VectorSettings(reindex_batch=8))
+            assert await index.open() is None
+            try:
+                assert await index.reindex(MODEL) == 60
+            finally:
+                await index.close()
+        [space] = await spaces(MODEL)
+        assert space.ready
+        [held] = await rows("SELECT holder, until FROM job_locks WHERE name = 'pgvector-backfill'")
+        assert held["until"] == 0  # released
+    finally:
+        await close(engine)
+
+
+async def test_reindex_while_another_process_fills_says_so_and_changes_nothing(
+    pgvector_dsn: str,
+) -> None:
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    try:
+        await _bulk(np.random.default_rng(11), 20)
+        other = JobLease("pgvector-backfill", "backend-on-another-host", 60)
+        assert await other.acquire()
+        index = PgvectorIndex(VectorSettings())
+        with pytest.raises(RkError, match="^another process is filling the pgvector tables"):
+            await index.reindex(MODEL)
+        assert [s.ready for s in await spaces(MODEL)] in ([], [False])
+        assert await other.renew()  # still the other process's
+    finally:
+        await close(engine)
