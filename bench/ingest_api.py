@@ -41,6 +41,8 @@ SECRET = "bench-secret"
 PATH = "/admin/internal/ingest"
 RK = str(Path(sys.executable).with_name("rk"))
 
+ROOT = Path(__file__).resolve().parents[1]  # the bench's own servers start as -m from here
+
 
 def payload(brand_uid: str = "", looks: int = 40) -> bytes:
     """A realistic runway show: its brand and 40 looks, each with a URL."""
@@ -201,7 +203,8 @@ def main() -> None:
             ),
             *(
                 subprocess.Popen(
-                    [sys.executable, __file__, flag, str(port)],
+                    [sys.executable, "-m", "bench.ingest_api", flag, str(port)],
+                    cwd=ROOT,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                 )

@@ -61,6 +61,8 @@ LOOKS = 40
 THUMB_SIDE = MediaSettings().thumb_size
 T = TypeVar("T")
 
+ROOT = Path(__file__).resolve().parents[1]  # the bench's own servers start as -m from here
+
 
 def use_uvloop(loop: str) -> bool:
     """Whether ``--loop`` asks for uvloop and it is installed."""
@@ -253,7 +255,15 @@ def main() -> None:
         total = make_images(root / "images", args.shows, (width, height))
         port = free_port()
         server = subprocess.Popen(
-            [sys.executable, __file__, "--image-server", str(root / "images"), str(port)],
+            [
+                sys.executable,
+                "-m",
+                "bench.ingest_worker",
+                "--image-server",
+                str(root / "images"),
+                str(port),
+            ],
+            cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

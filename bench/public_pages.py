@@ -240,7 +240,16 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace, model: str) 
         captured = tmp / f"bodies-{engine}.json"
         captured.write_text(json.dumps(bodies))
         bare = subprocess.Popen(
-            [sys.executable, __file__, "--bare-server", str(bare_port), "--bodies", str(captured)]
+            [
+                sys.executable,
+                "-m",
+                "bench.public_pages",
+                "--bare-server",
+                str(bare_port),
+                "--bodies",
+                str(captured),
+            ],
+            cwd=ROOT,
         )
         wait_for_port(bare_port)
         table = []
