@@ -266,6 +266,17 @@ class VectorSpace(Table, tablename="vector_spaces"):
     ready_at = BigInt(default=0)
 
 
+class VectorClock(Table, tablename="vector_clock"):
+    """On SQLite, one row (id 1): the last ``change_seq`` handed out; the stamping triggers
+    increment it, so stamps never go back when the newest vectors are deleted (migration
+    0035). Empty on PostgreSQL, whose clock is the sequence ``rk_vector_changes``.
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    value = BigInt(default=0)
+
+
 class SignedRequest(Table, tablename="signed_requests"):
     """A signature the internal API accepted; refused as a replay until ``expires_at``.
 
@@ -295,5 +306,6 @@ ALL_TABLES: list[type[Table]] = [
     ModerationAudit,
     PublicChange,
     VectorSpace,
+    VectorClock,
     SignedRequest,
 ]
