@@ -277,6 +277,18 @@ class VectorClock(Table, tablename="vector_clock"):
     value = BigInt(default=0)
 
 
+class VectorDeletion(Table, tablename="vector_deletions"):
+    """A deleted row of ``image_embeddings``, stamped on the vector clock by a trigger
+    (migration 0036), so in-process indexes drop what they hold. Index: ``change_seq``.
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    change_seq = BigInt()
+    image_id = BigInt()
+    model = Varchar(length=128)
+
+
 class SignedRequest(Table, tablename="signed_requests"):
     """A signature the internal API accepted; refused as a replay until ``expires_at``.
 
@@ -307,5 +319,6 @@ ALL_TABLES: list[type[Table]] = [
     PublicChange,
     VectorSpace,
     VectorClock,
+    VectorDeletion,
     SignedRequest,
 ]
