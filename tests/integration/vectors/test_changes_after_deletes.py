@@ -8,6 +8,10 @@ the process restarts; and a vector deleted must leave the answers.
 
 from __future__ import annotations
 
+import asyncio
+import sys
+from asyncio.subprocess import PIPE
+
 import numpy as np
 import pytest
 
@@ -20,7 +24,7 @@ from rk.server.services.job_lock import JobLease
 from rk.server.vectors.exact import ExactIndex
 from rk.server.workers.neighbours import NeighboursJob
 from tests.integration.embeddings import seed
-from tests.integration.vectors.helpers import MODEL, brute, clustered, save
+from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save
 from tests.unit.server.brute_force import Lists, assert_exact
 
 K = 5
@@ -138,3 +142,55 @@ async def test_a_deleted_vector_never_appears_in_answers(
     answer = await index.search(MODEL, vectors[0], 100)
     assert {i for i, _ in answer} == set(stays)
     assert [i for i, _ in answer] == [i for i, _ in await brute(vectors[0], 100)]
+
+
+OTHER_PROCESS = """
+import asyncio, sys
+import numpy as np
+from rk.core.plugins import new_plugin_manager
+from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.server.db.engine import close, connect
+from rk.server.db.tables import Image
+from rk.server.services.embeddings import ModelInfo, submit
+
+async def main(dsn, doomed, kept):
+    engine = await connect(dsn)
+    try:
+        await Image.delete().where(Image.article_id == doomed)
+        rows = [Image(article_id=kept, role="look", position=n, kind="runway", key=f"k{n}")
+                for n in (11, 12)]
+        await Image.insert(*rows)
+        ids = [int(r["id"]) for r in await Image.select(Image.id).where(Image.position > 10)]
+        items = [EmbeddingVector(kind="runway", image_id=i, vector=[1.0] * DIM) for i in ids]
+        await submit(EmbeddingSubmit(items=items), ModelInfo(model_id=MODEL, dim=DIM),
+                     new_plugin_manager(load=False), failure_cap=3)
+        print(",".join(map(str, ids)))
+    finally:
+        await close(engine)
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+""".replace("DIM", str(DIM)).replace("MODEL", repr(MODEL))
+
+
+async def test_another_process_deleting_and_saving_shows_on_the_next_query(
+    db: str, plugin_manager: RkPluginManager
+) -> None:
+    rng = np.random.default_rng(9)
+    index = ExactIndex(VectorSettings())
+    kept = await seed.article("kept")
+    stays = await seed.images(kept, 4)
+    await save(plugin_manager, stays, clustered(rng, 4))
+    doomed = await seed.article("doomed")
+    await save(plugin_manager, await seed.images(doomed, 4), clustered(rng, 4))
+    query = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)
+    assert len(await index.search(MODEL, query, 100)) == 8
+
+    other = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", OTHER_PROCESS, db, str(doomed), str(kept), stdout=PIPE
+    )
+    out, _ = await other.communicate()
+    assert other.returncode == 0
+    added = [int(i) for i in out.decode().split(",")]
+    answer = await index.search(MODEL, query, 100)
+    assert {i for i, _ in answer} == set(stays + added)
+    assert [s for _, s in answer[:2]] == pytest.approx([1.0, 1.0], abs=1e-5)
