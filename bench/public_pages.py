@@ -10,7 +10,8 @@ page has a model) and the bare server (one uvicorn worker, no access log) run as
 processes; the load comes from wrk (``apt-get install wrk``), a separate process.
 
     .venv/bin/python -m bench.public_pages [--articles 10000] [--images 10]
-        [--engine sqlite|postgresql|both] [--seconds 5] [--connections 16] [--keep DIR]
+        [--engine sqlite|postgresql|both] [--seconds 5] [--connections 16] [--rounds 1]
+        [--keep DIR]
 
 PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after;
 with ``--keep DIR`` one named after the seed size, kept with the SQLite file in ``DIR`` for
@@ -291,17 +292,33 @@ def run(
         )
         wait_for_port(bare_port)
         table = []
-        for name, path in pages.items():
-            rk = wrk(f"http://127.0.0.1:{port}{path}", args.seconds, args.connections)
-            twin = wrk(f"http://127.0.0.1:{bare_port}{path}", args.seconds, args.connections)
-            size = len(bodies[path]) // 2
-            table.append((engine, name, size, cold[path], *rk, *twin, os.getloadavg()[0]))
+        order = list(pages.items())
+        for turn in range(args.rounds):
+            for name, path in order if turn % 2 == 0 else order[::-1]:
+                table.append(row(engine, name, path, port, bare_port, bodies, cold, args))
         return table
     finally:
         for proc in (server, bare):
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=30)
+
+
+def row(
+    engine: str,
+    name: str,
+    path: str,
+    port: int,
+    bare_port: int,
+    bodies: dict[str, str],
+    cold: dict[str, float],
+    args: argparse.Namespace,
+) -> tuple:
+    """One table row: rk then its bare twin under the same load."""
+    rk = wrk(f"http://127.0.0.1:{port}{path}", args.seconds, args.connections)
+    twin = wrk(f"http://127.0.0.1:{bare_port}{path}", args.seconds, args.connections)
+    size = len(bodies[path]) // 2
+    return (engine, name, size, cold[path], *rk, *twin, os.getloadavg()[0])
 
 
 def main() -> int:
@@ -311,6 +328,9 @@ def main() -> int:
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds over the pages, every other one reversed"
+    )
     parser.add_argument(
         "--keep",
         type=Path,

@@ -21,6 +21,8 @@ from rk.server.services.public_sql import LIVE, rows
 from rk.server.services.show_filters import KINDS, ShowFilters, where
 
 TOP = 12
+YEARS = 50
+"""The years listed (newest first)."""
 YEAR_SQL = "SUBSTR(a.date, 1, 4)"
 
 
@@ -82,18 +84,26 @@ FACETS = {
 }
 
 
-async def _group(filters: ShowFilters, name: str) -> list[dict[str, object]]:
+async def _group(
+    filters: ShowFilters, name: str, chosen: str = "", top: int | None = TOP
+) -> list[dict[str, object]]:
+    """The counts of facet ``name``: from the kept counts (its ``top`` values, all when
+    None, and the ``chosen`` one) when no other filter is set, else afresh (every value)."""
     facet = FACETS[name]
     kept = msgspec.structs.replace(
         filters, **{facet.field: 0 if facet.field in ("year", "brand_id") else ""}
     )
     if not kept.active:
-        return await rows(
+        sql = (
             f"SELECT {facet.kept_value} AS value, c.n AS n{facet.kept_extra}"
             f" FROM public_facet_counts c{facet.kept_join}"
-            f" WHERE c.facet = {{}} AND c.n > 0 AND c.value <> '' ORDER BY {facet.kept_order}",
-            name,
+            " WHERE c.facet = {} AND c.n > 0 AND c.value <> ''"
         )
+        limit = "" if top is None else f" LIMIT {top:d}"
+        found = await rows(f"{sql} ORDER BY {facet.kept_order}{limit}", name)
+        if chosen:
+            found += await rows(f"{sql} AND {facet.kept_value} = {{}}", name, chosen)
+        return found
     conditions, args = where(kept)
     return await rows(
         f"SELECT {facet.expr} AS value, COUNT(*) AS n{facet.extra} FROM articles a{facet.join}"
@@ -127,11 +137,12 @@ def _values(
 
 async def facets(filters: ShowFilters) -> Facets:
     """The sidebar for ``filters``."""
-    kinds = await _group(filters, "kind")
-    years = await _group(filters, "year")
-    seasons = await _group(filters, "season")
-    cities = await _group(filters, "city")
-    brands = await _group(filters, "brand")
+    year = str(filters.year or "")
+    kinds = await _group(filters, "kind", filters.kind, top=None)
+    years = await _group(filters, "year", year, top=YEARS)
+    seasons = await _group(filters, "season", filters.season)
+    cities = await _group(filters, "city", filters.city)
+    brands = await _group(filters, "brand", filters.brand)
     return Facets(
         kind=[
             FacetValue(
@@ -141,7 +152,7 @@ async def facets(filters: ShowFilters) -> Facets:
             )
             for r in kinds
         ],
-        year=[v for v in _values(years, str(filters.year or ""), top=50) if v.value.isdigit()],
+        year=[v for v in _values(years, year, top=YEARS) if v.value.isdigit()],
         season=_values(seasons, filters.season),
         city=_values(cities, filters.city),
         brand=_values(brands, filters.brand, label_key="name"),

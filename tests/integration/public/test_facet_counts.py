@@ -20,6 +20,9 @@ from rk.server.db.engine import close, connect
 from rk.server.db.migrate import HISTORY_DDL, discover, migrate
 from rk.server.db.migrations.m0032_public_facet_counts import FACETS
 from rk.server.db.piccolo_engines import engine_for_database
+from rk.server.services.public_brands import brand_by_uid, brand_index
+from rk.server.services.public_facets import facets
+from rk.server.services.show_filters import ShowFilters
 
 LIVE = "a.status = 'published' AND a.deleted_at = 0"
 
@@ -168,3 +171,32 @@ async def test_concurrent_writers_keep_counts_exact_without_deadlock(pg_dsn: str
     finally:
         for db in dbs:
             await close(db)
+
+
+async def test_sidebar_and_brand_index_read_the_kept_counts(db: Database) -> None:
+    await db.execute("DELETE FROM articles")
+    await db.execute(
+        "INSERT INTO brands (id, uid, name) VALUES "
+        + ", ".join(f"({b}, 'b{b}', 'Brand {b:02d}')" for b in range(3, 15))
+    )
+    shows = [(b, k) for b in range(1, 15) for k in range(b)]
+    await db.execute(
+        INSERT
+        + ", ".join(
+            article(100 * b + k, "published", b, f"S{k}", "Paris", f"20{10 + b}-01-01")
+            for b, k in shows
+        )
+    )
+    sidebar = await facets(ShowFilters())
+    assert [v.value for v in sidebar.brand] == [f"b{b}" for b in range(14, 2, -1)]
+    assert sidebar.total == len(shows)
+    assert [(v.value, v.count) for v in sidebar.year][:2] == [("2024", 14), ("2023", 13)]
+    chosen = await facets(ShowFilters(brand="b1", brand_id=1))
+    assert [(v.value, v.count) for v in chosen.brand][-1] == ("b1", 1)
+    assert len(chosen.brand) == 13
+    index = await brand_index()
+    assert index.total == 14
+    assert {b.uid: b.shows for letter in index.letters for b in letter.brands} == {
+        f"b{b}": b for b in range(1, 15)
+    }
+    assert (await brand_by_uid("b2")).shows == 2
