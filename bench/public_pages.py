@@ -16,8 +16,9 @@ processes; the load comes from wrk (``apt-get install wrk``), a separate process
 PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after;
 with ``--keep DIR`` one named after the seed size, kept with the SQLite file in ``DIR`` for
 the next run of the same size (seeding 100,000 articles takes minutes). Each row also gives
-the first request's time (cold: the backend's caches empty, the database's maybe warm) and
-the 1-minute load average after the row.
+the page's first request time (cold: the backend's page cache empty, the process warmed by
+one request to ``/search``, the database's own cache as the seeding or last run left it)
+and the 1-minute load average after the row.
 """
 
 from __future__ import annotations
@@ -268,6 +269,7 @@ def run(
             "show, 60 images": "/shows/1",
             "image, 20 neighbours": "/images/1",
         }
+        httpx.get(f"http://127.0.0.1:{port}/search", timeout=60).raise_for_status()
         bodies, cold = {}, {}
         for path in pages.values():
             started = time.monotonic()
