@@ -372,7 +372,8 @@ def main() -> int:
     print(
         f"\npublic pages, {args.articles:,} published articles × {args.images} images,"
         f" wrk 2 threads × {args.connections} connections, {args.seconds} s each;"
-        " cold = the first request; load = 1-minute load average after the row"
+        " cold = the page's first request after one warm-up request; load = 1-minute load"
+        " average after the row"
     )
     print(
         "| engine | page | bytes | cold ms | rk req/s | p50 ms | p99 ms | bare req/s"
