@@ -17,6 +17,7 @@ key of a million-image archive into one set in one step of the event loop.
 
 from __future__ import annotations
 
+import heapq
 import time
 
 import msgspec
@@ -81,21 +82,20 @@ async def _referenced(keys: list[str]) -> set[str]:
 
 
 async def _missing(seen: set[str], report: GcReport) -> None:
-    """Count the keys live images name that are not in ``seen``, BATCH image rows at a time."""
+    """Count the keys live images name that are not in ``seen``, BATCH image rows at a time
+    (each missing key once, however many images share it)."""
+    missing: set[str] = set()
     last = 0
     while True:
         rows = await Image.raw(
             f"{LIVE_IMAGES} AND i.id > {{}} ORDER BY i.id LIMIT {{}}", last, BATCH
         )
         if not rows:
-            return
+            break
         last = int(rows[-1]["id"])
-        for row in rows:
-            for key in (row["key"], row["thumb_key"]):
-                if key and key not in seen:
-                    report.missing += 1
-                    if len(report.missing_sample) < SAMPLE:
-                        report.missing_sample.append(key)
+        missing |= {k for r in rows for k in (r["key"], r["thumb_key"]) if k and k not in seen}
+    report.missing = len(missing)
+    report.missing_sample = heapq.nsmallest(SAMPLE, missing)
 
 
 async def _claimed_keys() -> set[str]:
