@@ -10,9 +10,9 @@ it. Objects younger than the grace period are left alone: an upload in flight.
 before sizes were taken from the original's header) get their size on the way.
 
 The sweep runs inside a serving backend, so it works in batches of ``BATCH``: listed keys
-are checked against the image rows a batch at a time, and referenced keys are compared
-with the listing a batch of image rows at a time (keyset on the id), never loading every
-key of a million-image archive into one set in one step of the event loop.
+are checked against the image rows a batch at a time, and the images' distinct keys are
+compared with the listing a batch at a time in key order, never loading every key of a
+million-image archive into one set in one step of the event loop.
 """
 
 from __future__ import annotations
