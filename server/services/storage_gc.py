@@ -80,9 +80,9 @@ async def _referenced(keys: list[str]) -> set[str]:
     return {k for row in rows for k in (row["key"], row["thumb_key"])} & set(keys)
 
 
-async def _missing(seen: set[str], report: GcReport) -> None:
+async def _missing(seen: set[str], report: GcReport, batch: int) -> None:
     """Count the keys live images name that are not in ``seen``: each column's distinct keys
-    in key order, BATCH at a time (a key many images share counts once, and no set of
+    in key order, ``batch`` at a time (a key many images share counts once, and no set of
     missing keys is built however many there are)."""
     sample: list[str] = []
     for column in ("key", "thumb_key"):
@@ -93,7 +93,7 @@ async def _missing(seen: set[str], report: GcReport) -> None:
                 f" ON a.id = i.article_id WHERE a.deleted_at = 0 AND i.{column} > {{}}"
                 f" ORDER BY i.{column} LIMIT {{}}",
                 last,
-                BATCH,
+                batch,
             )
             if not rows:
                 break
@@ -153,9 +153,15 @@ async def fill_sizes(storage: Storage, limit: int = SIZE_BATCH) -> int:
 
 
 async def sweep(
-    storage: Storage, *, grace_s: int, dry_run: bool = False, now: int | None = None
+    storage: Storage,
+    *,
+    grace_s: int,
+    dry_run: bool = False,
+    now: int | None = None,
+    batch_size: int = BATCH,
 ) -> GcReport:
-    """One pass over storage; deletes orphans older than ``grace_s`` unless ``dry_run``."""
+    """One pass over storage; deletes orphans older than ``grace_s`` unless ``dry_run``.
+    Works ``batch_size`` keys at a time."""
     current = int(time.time()) if now is None else now
     report = GcReport(dry_run=dry_run)
     if not dry_run:
@@ -185,10 +191,10 @@ async def sweep(
         report.listed += 1
         seen.add(info.key)
         batch.append(info)
-        if len(batch) >= BATCH:
+        if len(batch) >= batch_size:
             await check()
     await check()
-    await _missing(seen, report)
+    await _missing(seen, report, batch_size)
     if not dry_run:
         report.sized = await fill_sizes(storage)
     return report
