@@ -10,9 +10,15 @@ page has a model) and the bare server (one uvicorn worker, no access log) run as
 processes; the load comes from wrk (``apt-get install wrk``), a separate process.
 
     .venv/bin/python -m bench.public_pages [--articles 10000] [--images 10]
-        [--engine sqlite|postgresql|both] [--seconds 5] [--connections 16]
+        [--engine sqlite|postgresql|both] [--seconds 5] [--connections 16] [--rounds 1]
+        [--keep DIR]
 
-PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after.
+PostgreSQL: a fresh database beside ``RK_TEST_PG_DSN`` (tests/support/pg), dropped after;
+with ``--keep DIR`` one named after the seed size, kept with the SQLite file in ``DIR`` for
+the next run of the same size (seeding 100,000 articles takes minutes). Each row also gives
+the page's first request time (cold: the backend's page cache empty, the process warmed by
+one request to ``/search``, the database's own cache as the seeding or last run left it)
+and the 1-minute load average after the row.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import shutil
@@ -191,9 +198,19 @@ def wrk(url: str, seconds: int, connections: int) -> tuple[float, float, float]:
     return rps, ms("50"), ms("99")
 
 
-def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace, model: str) -> list[tuple]:
-    data = rows(args.articles, args.images, model)
+def seeded(engine: str, dsn: str, keep: Path | None, args: argparse.Namespace, model: str) -> None:
+    """Migrate and seed ``dsn``, unless ``keep`` holds a marker saying it is seeded already."""
+    marker = keep / f"{engine}.seeded" if keep else None
+    started = time.monotonic()
     asyncio.run(migrate(dsn))
+    if marker is not None and marker.exists():
+        print(
+            f"{engine}: reusing {marker.read_text()} (migrated in"
+            f" {time.monotonic() - started:.0f} s)",
+            flush=True,
+        )
+        return
+    data = rows(args.articles, args.images, model)
     started = time.monotonic()
     if engine == "sqlite":
         seed_sqlite(Path(dsn.removeprefix("sqlite:///")), data)
@@ -204,6 +221,27 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace, model: str) 
         f" in {time.monotonic() - started:.0f} s",
         flush=True,
     )
+    if marker is not None:
+        marker.write_text(dsn)
+
+
+def kept_pg(keep: Path, args: argparse.Namespace) -> str:
+    """A PostgreSQL database beside RK_TEST_PG_DSN named after the seed size, kept between
+    runs; dropped first when ``keep`` has no marker for it (a seed that did not finish)."""
+    from tests.support.pg import _run, _with_db, require_postgres
+
+    admin = require_postgres()
+    name = f"rk_bench_public_{args.articles}_{args.images}"
+    if not (keep / "postgresql.seeded").exists():
+        asyncio.run(_run(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(_run(admin, f'CREATE DATABASE "{name}"'))
+    return _with_db(admin, name)
+
+
+def run(
+    engine: str, dsn: str, tmp: Path, keep: Path | None, args: argparse.Namespace, model: str
+) -> list[tuple]:
+    seeded(engine, dsn, keep, args, model)
     config = tmp / f"{engine}.yml"
     config.write_text(json.dumps({"database": dsn, "vision": {"model": str(TINY_CLIP)}}))
     port, bare_port = free_port(), free_port()
@@ -231,9 +269,12 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace, model: str) 
             "show, 60 images": "/shows/1",
             "image, 20 neighbours": "/images/1",
         }
-        bodies = {}
+        httpx.get(f"http://127.0.0.1:{port}/search", timeout=60).raise_for_status()
+        bodies, cold = {}, {}
         for path in pages.values():
+            started = time.monotonic()
             answer = httpx.get(f"http://127.0.0.1:{port}{path}", timeout=60)
+            cold[path] = (time.monotonic() - started) * 1000
             answer.raise_for_status()
             bodies[path] = answer.content.hex()
         assert bodies["/images/1"].count(b"tile__score".hex()) == 20
@@ -253,17 +294,33 @@ def run(engine: str, dsn: str, tmp: Path, args: argparse.Namespace, model: str) 
         )
         wait_for_port(bare_port)
         table = []
-        for name, path in pages.items():
-            rk = wrk(f"http://127.0.0.1:{port}{path}", args.seconds, args.connections)
-            twin = wrk(f"http://127.0.0.1:{bare_port}{path}", args.seconds, args.connections)
-            size = len(bodies[path]) // 2
-            table.append((engine, name, size, *rk, *twin))
+        order = list(pages.items())
+        for turn in range(args.rounds):
+            for name, path in order if turn % 2 == 0 else order[::-1]:
+                table.append(row(engine, name, path, port, bare_port, bodies, cold, args))
         return table
     finally:
         for proc in (server, bare):
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=30)
+
+
+def row(
+    engine: str,
+    name: str,
+    path: str,
+    port: int,
+    bare_port: int,
+    bodies: dict[str, str],
+    cold: dict[str, float],
+    args: argparse.Namespace,
+) -> tuple:
+    """One table row: rk then its bare twin under the same load."""
+    rk = wrk(f"http://127.0.0.1:{port}{path}", args.seconds, args.connections)
+    twin = wrk(f"http://127.0.0.1:{bare_port}{path}", args.seconds, args.connections)
+    size = len(bodies[path]) // 2
+    return (engine, name, size, cold[path], *rk, *twin, os.getloadavg()[0])
 
 
 def main() -> int:
@@ -273,6 +330,15 @@ def main() -> int:
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds over the pages, every other one reversed"
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="folder keeping the seeded archives (SQLite file, PostgreSQL database name)"
+        " for later runs of the same size; without it they are thrown away",
+    )
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--bodies", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -283,29 +349,41 @@ def main() -> int:
         print("wrk is not installed: apt-get install wrk", file=sys.stderr)
         return 2
     model = model_id()
+    keep = None
+    if args.keep:
+        keep = args.keep / f"public-{args.articles}-{args.images}"
+        keep.mkdir(parents=True, exist_ok=True)
     table = []
     with tempfile.TemporaryDirectory(prefix="rk-bench-public-") as name:
         tmp = Path(name)
         if args.engine in ("sqlite", "both"):
-            table += run("sqlite", f"sqlite:///{tmp / 'rk.sqlite3'}", tmp, args, model)
+            sqlite_file = (keep or tmp) / "rk.sqlite3"
+            if keep and not (keep / "sqlite.seeded").exists():
+                sqlite_file.unlink(missing_ok=True)
+            table += run("sqlite", f"sqlite:///{sqlite_file}", tmp, keep, args, model)
         if args.engine in ("postgresql", "both"):
-            from tests.support.pg import fresh_database
+            if keep:
+                table += run("postgresql", kept_pg(keep, args), tmp, keep, args, model)
+            else:
+                from tests.support.pg import fresh_database
 
-            with fresh_database() as dsn:
-                table += run("postgresql", dsn, tmp, args, model)
+                with fresh_database() as dsn:
+                    table += run("postgresql", dsn, tmp, keep, args, model)
     print(
         f"\npublic pages, {args.articles:,} published articles × {args.images} images,"
-        f" wrk 2 threads × {args.connections} connections, {args.seconds} s each"
+        f" wrk 2 threads × {args.connections} connections, {args.seconds} s each;"
+        " cold = the page's first request after one warm-up request; load = 1-minute load"
+        " average after the row"
     )
     print(
-        "| engine | page | bytes | rk req/s | p50 ms | p99 ms | bare req/s | bare p50 ms"
-        " | bare p99 ms | ratio |"
+        "| engine | page | bytes | cold ms | rk req/s | p50 ms | p99 ms | bare req/s"
+        " | bare p50 ms | bare p99 ms | ratio | load |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for engine, page, size, rps, p50, p99, brps, bp50, bp99 in table:
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for engine, page, size, first, rps, p50, p99, brps, bp50, bp99, load in table:
         print(
-            f"| {engine} | {page} | {size:,} | {rps:,.0f} | {p50:.1f} | {p99:.1f} |"
-            f" {brps:,.0f} | {bp50:.1f} | {bp99:.1f} | {rps / brps:.2f} |"
+            f"| {engine} | {page} | {size:,} | {first:.0f} | {rps:,.0f} | {p50:.1f} | {p99:.1f} |"
+            f" {brps:,.0f} | {bp50:.1f} | {bp99:.1f} | {rps / brps:.2f} | {load:.1f} |"
         )
     return 0
 

@@ -251,6 +251,18 @@ class PublicChange(Table, tablename="public_changes"):
     changed_at = BigInt(default=0)
 
 
+class PublicFacetCount(Table, tablename="public_facet_counts"):
+    """How many published shows have one value of a filter (``facet``), kept by triggers.
+
+    See ``migrations/m0032_public_facet_counts.py``: rows are written by the database only;
+    ``('total', '')`` counts every published show, brands are ``brand_id`` as text.
+    """
+
+    facet = Varchar(length=16)
+    value = Varchar(length=200)
+    n = BigInt(default=0)
+
+
 class VectorSpace(Table, tablename="vector_spaces"):
     """The vectors of one (model, kind, dim) in pgvector: table ``rk_vectors_<id>``.
 
@@ -317,6 +329,7 @@ ALL_TABLES: list[type[Table]] = [
     SignInFailure,
     ModerationAudit,
     PublicChange,
+    PublicFacetCount,
     VectorSpace,
     VectorClock,
     VectorDeletion,

@@ -1,4 +1,8 @@
-"""Brands with published shows, A–Z with their counts, and one brand by its public uid."""
+"""Brands with published shows, A–Z with their counts, and one brand by its public uid.
+
+The counts are read from ``public_facet_counts`` (kept by triggers, migration 0032), where a
+brand's value is its id as text.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,13 @@ from itertools import groupby
 from msgspec import Struct
 
 from rk.server.errors import NotFound
-from rk.server.services.public_sql import LIVE, rows
+from rk.server.services.public_sql import rows
 from rk.server.services.show_filters import UID
+
+COUNTS = (
+    "SELECT b.uid, b.name, c.n FROM public_facet_counts c"
+    " JOIN brands b ON c.value = CAST(b.id AS VARCHAR(200)) WHERE c.facet = 'brand' AND c.n > 0"
+)
 
 
 class BrandCount(Struct, frozen=True, kw_only=True):
@@ -43,10 +52,7 @@ def initial(name: str) -> str:
 
 async def brand_index() -> BrandIndex:
     """Every brand that has at least one published show, grouped by initial."""
-    found = await rows(
-        "SELECT b.uid, b.name, COUNT(*) AS n FROM articles a JOIN brands b ON b.id = a.brand_id"
-        f" WHERE {LIVE} GROUP BY b.id, b.uid, b.name"
-    )
+    found = await rows(COUNTS)
     brands = sorted(
         (BrandCount(uid=str(r["uid"]), name=str(r["name"]), shows=int(r["n"])) for r in found),
         key=lambda b: (initial(b.name) == "#", initial(b.name), b.name.casefold()),
@@ -66,11 +72,7 @@ async def brand_by_uid(uid: str) -> BrandCount:
     """
     if not UID.match(uid):
         raise NotFound(f"no brand {uid[:40]!r} with published shows")
-    found = await rows(
-        "SELECT b.uid, b.name, COUNT(a.id) AS n FROM brands b JOIN articles a"
-        f" ON a.brand_id = b.id AND {LIVE} WHERE b.uid = {{}} GROUP BY b.id, b.uid, b.name",
-        uid,
-    )
+    found = await rows(f"{COUNTS} AND b.uid = {{}}", uid)
     if not found:
         raise NotFound(f"no brand {uid[:40]!r} with published shows")
     row = found[0]

@@ -8,6 +8,11 @@ re-check as every other delete (``media_refs``), so a job that claims it meanwhi
 it. Objects younger than the grace period are left alone: an upload in flight.
 ``missing`` are referenced keys storage does not hold. Image rows still 0×0 (stored
 before sizes were taken from the original's header) get their size on the way.
+
+The sweep runs inside a serving backend, so it works in batches of ``BATCH``: listed keys
+are checked against the image rows a batch at a time, and the images' distinct keys are
+compared with the listing a batch at a time in key order, never loading every key of a
+million-image archive into one set in one step of the event loop.
 """
 
 from __future__ import annotations
@@ -18,14 +23,15 @@ import msgspec
 from msgspec import Struct
 
 from rk.core.keys import THUMB_KEY, is_media_key, parse_content_key, thumb_key
-from rk.core.storage import Storage
+from rk.core.storage import ObjectInfo, Storage
 from rk.core.wire import ShowIngest
-from rk.server.db.tables import Article, Image, IngestJob, MediaClaim
+from rk.server.db.tables import Image, IngestJob, MediaClaim
 from rk.server.services.media_refs import delete_if_unreferenced, drop_dead_claims
 from rk.server.services.thumb_check import image_info
 
 SAMPLE = 5
 SIZE_BATCH = 500
+BATCH = 2000
 
 
 class GcReport(Struct, kw_only=True):
@@ -57,10 +63,45 @@ class GcReport(Struct, kw_only=True):
         return out
 
 
-async def _image_keys() -> set[str]:
-    live = Article.select(Article.id).where(Article.deleted_at == 0)
-    rows = await Image.select(Image.key, Image.thumb_key).where(Image.article_id.is_in(live))
-    return {k for row in rows for k in (row["key"], row["thumb_key"]) if k}
+LIVE_IMAGES = (
+    "SELECT i.id, i.key, i.thumb_key FROM images i JOIN articles a ON a.id = i.article_id"
+    " WHERE a.deleted_at = 0"
+)
+
+
+async def _referenced(keys: list[str]) -> set[str]:
+    """Those of ``keys`` an image of a live article names (as original or thumbnail)."""
+    if not keys:
+        return set()
+    marks = ", ".join("{}" for _ in keys)
+    rows = await Image.raw(
+        f"{LIVE_IMAGES} AND (i.key IN ({marks}) OR i.thumb_key IN ({marks}))", *keys, *keys
+    )
+    return {k for row in rows for k in (row["key"], row["thumb_key"])} & set(keys)
+
+
+async def _missing(seen: set[str], report: GcReport, batch: int) -> None:
+    """Count the keys live images name that are not in ``seen``: each column's distinct keys
+    in key order, ``batch`` at a time (a key many images share counts once, and no set of
+    missing keys is built however many there are)."""
+    sample: list[str] = []
+    for column in ("key", "thumb_key"):
+        last = ""
+        while True:
+            rows = await Image.raw(
+                f"SELECT DISTINCT i.{column} AS k FROM images i JOIN articles a"
+                f" ON a.id = i.article_id WHERE a.deleted_at = 0 AND i.{column} > {{}}"
+                f" ORDER BY i.{column} LIMIT {{}}",
+                last,
+                batch,
+            )
+            if not rows:
+                break
+            last = str(rows[-1]["k"])
+            gone = [str(r["k"]) for r in rows if r["k"] not in seen]
+            report.missing += len(gone)
+            sample += gone[: max(0, SAMPLE - len(sample))]
+    report.missing_sample = sorted(sample)[:SAMPLE]
 
 
 async def _claimed_keys() -> set[str]:
@@ -112,35 +153,48 @@ async def fill_sizes(storage: Storage, limit: int = SIZE_BATCH) -> int:
 
 
 async def sweep(
-    storage: Storage, *, grace_s: int, dry_run: bool = False, now: int | None = None
+    storage: Storage,
+    *,
+    grace_s: int,
+    dry_run: bool = False,
+    now: int | None = None,
+    batch_size: int = BATCH,
 ) -> GcReport:
-    """One pass over storage; deletes orphans older than ``grace_s`` unless ``dry_run``."""
+    """One pass over storage; deletes orphans older than ``grace_s`` unless ``dry_run``.
+    Works ``batch_size`` keys at a time."""
     current = int(time.time()) if now is None else now
     report = GcReport(dry_run=dry_run)
     if not dry_run:
         await drop_dead_claims()
-    images = await _image_keys()
-    keep = images | await _claimed_keys() | await _waiting_keys()
+    pending = await _claimed_keys() | await _waiting_keys()
     seen: set[str] = set()
+    batch: list[ObjectInfo] = []
+
+    async def check() -> None:
+        keep = pending | await _referenced([info.key for info in batch])
+        for info in batch:
+            if info.key in keep:
+                report.referenced += 1
+            elif current - info.modified < grace_s:
+                report.young += 1
+            else:
+                report.orphans += 1
+                if len(report.orphan_sample) < SAMPLE:
+                    report.orphan_sample.append(info.key)
+                if not dry_run and await delete_if_unreferenced(storage, info.key, live_only=True):
+                    report.deleted += 1
+        batch.clear()
+
     async for info in storage.list_objects():
         if not is_media_key(info.key):
             continue
         report.listed += 1
         seen.add(info.key)
-        if info.key in keep:
-            report.referenced += 1
-            continue
-        if current - info.modified < grace_s:
-            report.young += 1
-            continue
-        report.orphans += 1
-        if len(report.orphan_sample) < SAMPLE:
-            report.orphan_sample.append(info.key)
-        if not dry_run and await delete_if_unreferenced(storage, info.key, live_only=True):
-            report.deleted += 1
-    missing = sorted(images - seen)
-    report.missing = len(missing)
-    report.missing_sample = missing[:SAMPLE]
+        batch.append(info)
+        if len(batch) >= batch_size:
+            await check()
+    await check()
+    await _missing(seen, report, batch_size)
     if not dry_run:
         report.sized = await fill_sizes(storage)
     return report
