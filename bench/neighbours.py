@@ -139,6 +139,15 @@ def bench_job(count: int, new: int, dim: int, k: int) -> tuple[float, int, float
         asyncio.run(migrate(dsn))
         start = time.perf_counter()
         db = sqlite3.connect(f"{tmp}/bench.sqlite3")
+        # the images the vectors belong to: list rows refer to them (foreign keys)
+        db.execute(
+            "INSERT INTO articles (id, source, show_key, kind) VALUES (1, 'b', 'b', 'runway')"
+        )
+        db.executemany(
+            "INSERT INTO images (id, article_id, role, position, kind, key)"
+            " VALUES (?, 1, 'look', ?, 'runway', ?)",
+            ((i, i, f"runway/{i}.jpg") for i in range(1, count + new + 1)),
+        )
         db.executemany(
             "INSERT INTO image_embeddings (image_id, model, kind, dim, vector, created_at,"
             " neighbours_at) VALUES (?, 'bench', 'runway', ?, ?, 0, ?)",

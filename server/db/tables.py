@@ -278,6 +278,29 @@ class VectorSpace(Table, tablename="vector_spaces"):
     ready_at = BigInt(default=0)
 
 
+class VectorClock(Table, tablename="vector_clock"):
+    """On SQLite, one row (id 1): the last ``change_seq`` handed out; the stamping triggers
+    increment it, so stamps never go back when the newest vectors are deleted (migration
+    0035). Empty on PostgreSQL, whose clock is the sequence ``rk_vector_changes``.
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    value = BigInt(default=0)
+
+
+class VectorDeletion(Table, tablename="vector_deletions"):
+    """A deleted row of ``image_embeddings``, stamped on the vector clock by a trigger
+    (migration 0036), so in-process indexes drop what they hold. Index: ``change_seq``.
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    change_seq = BigInt()
+    image_id = BigInt()
+    model = Varchar(length=128)
+
+
 class SignedRequest(Table, tablename="signed_requests"):
     """A signature the internal API accepted; refused as a replay until ``expires_at``.
 
@@ -308,5 +331,7 @@ ALL_TABLES: list[type[Table]] = [
     PublicChange,
     PublicFacetCount,
     VectorSpace,
+    VectorClock,
+    VectorDeletion,
     SignedRequest,
 ]

@@ -40,6 +40,7 @@ from rk.server.services.job_result import JobDone, JobNotDone
 from rk.server.services.media_refs import delete_unreferenced, release
 from rk.server.services.objects import write_transaction
 from rk.server.services.store_image import ImageFailure, ImageStorer, StoredImage, Written
+from rk.server.vectors.clock import hold_vector_clock
 from rk.server.workers.claim import Claim
 
 INSERT_BATCH = 200
@@ -272,6 +273,9 @@ class IngestService:
         """Overwrite a rejected article; the keys its old images used that the new ones don't."""
         now = int(time.time())
         async with write_transaction(Article):
+            # deleting the old images deletes their vectors, which takes the vector clock:
+            # take it first, as vector writers do, so the two never wait on each other
+            await hold_vector_clock(Article._meta.db)
             old = await Image.select(Image.key, Image.thumb_key).where(
                 Image.article_id == article_id
             )

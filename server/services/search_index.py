@@ -17,12 +17,16 @@ database what changed (in-process events would miss the other processes):
   (an index range, empty when nothing changed), with the vector only where it counts.
   The database stamps ``change_seq`` on every write of a vector in commit order
   (migration 0030), so what a reader sees is always every stamp up to the highest it sees:
-  nothing committed can hide below it, and no timing constant is needed.
+  nothing committed can hide below it, and no timing constant is needed. Stamps only grow,
+  even when the newest vectors are deleted (migration 0035).
+- deletions: rows of ``vector_deletions`` stamped on the same clock (migration 0036), read
+  for the same range of stamps as the vectors and applied before them, so a deleted vector
+  leaves the index (and an image id SQLite hands out again never shows an old vector).
 
 The rows held are exactly: this model's vectors stamped up to the highest ``change_seq``
-seen, of images of the articles in ``published``. A vector re-submitted for an image the
-index holds replaces the held one. Answers are re-checked against the database by
-``services.search``.
+seen and not deleted by then, of images of the articles in ``published``. A vector
+re-submitted for an image the index holds replaces the held one. Answers are re-checked
+against the database by ``services.search``.
 """
 
 from __future__ import annotations
@@ -54,11 +58,17 @@ _A, _B = HASH_FACTORS
 FINGERPRINT_SQL = (
     "SELECT COUNT(*) AS n, COALESCE(SUM(a.id), 0) AS s,"
     f" COALESCE(SUM(((a.id % {_P1}) * {_A} % {_P1}) * ((a.id % {_P2}) * {_B} % {_P2}) % {_P3}),"
-    f" 0) AS h, (SELECT COALESCE(MAX(change_seq), 0) FROM image_embeddings) AS top"
+    f" 0) AS h, (SELECT COALESCE(MAX(change_seq), 0) FROM image_embeddings) AS top,"
+    " (SELECT COALESCE(MAX(change_seq), 0) FROM vector_deletions) AS gone"
     f" FROM articles a WHERE {PUBLISHED}"
 )
 """The whole check when nothing changed: the published set's fingerprint and the highest
-vector stamp, in one statement (an aggregate over published articles, an index probe)."""
+vector and deletion stamps, in one statement (an aggregate over published articles, two
+index probes)."""
+DELETED_SQL = (
+    "SELECT image_id FROM vector_deletions"
+    " WHERE model = {} AND change_seq > {} AND change_seq <= {}"
+)
 ROWS_SQL = (
     "SELECT e.id, e.change_seq, e.image_id, e.kind, e.model,"
     " COALESCE(i.article_id, 0) AS article_id,"
@@ -181,8 +191,9 @@ class SearchIndex:
         try:
             [row] = await self._rows(FINGERPRINT_SQL)
             await self._sync_articles(Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])))
-            if int(row["top"]) > self.seen_seq:
-                await self._read_new()
+            top = max(int(row["top"]), int(row["gone"]))
+            if top > self.seen_seq:
+                await self._read_new(top)
         except BaseException:
             self._reset()  # a half-applied change could break the invariant: start over
             raise
@@ -223,8 +234,13 @@ class SearchIndex:
             )
             self._take(rows)
 
-    async def _read_new(self) -> None:
-        """Read the rows stamped above the highest stamp seen, in stamp order."""
+    async def _read_new(self, top: int) -> None:
+        """Apply the deletions and rows stamped above the highest stamp seen, up to ``top``
+        (what the check saw) or further, a page of rows at a time.
+
+        A page's deletions go first: a live row of an image is always stamped after the
+        deletion of its previous row (one row per image and model), so it is taken after.
+        """
         while True:
             rows = await self._rows(
                 f"{ROWS_SQL} WHERE e.change_seq > {{}} ORDER BY e.change_seq LIMIT {{}}",
@@ -232,19 +248,24 @@ class SearchIndex:
                 self.seen_seq,
                 SCAN_ROWS,
             )
-            if not rows:
-                return
-            rewritten = [
+            full = len(rows) == SCAN_ROWS
+            upto = int(rows[-1]["change_seq"]) if rows else top
+            if not full:  # every stamp up to ``top`` was committed when the page was read
+                upto = max(upto, top)
+            gone = await self._rows(DELETED_SQL, self.model, self.seen_seq, upto)
+            stale = {int(row["image_id"]) for row in gone}
+            # an id read before may be a vector held already: replace it
+            stale.update(
                 int(row["image_id"])
                 for row in rows
                 if row["model"] == self.model and int(row["id"]) <= self.top_id
-            ]
-            if rewritten:  # an id read before may be a vector held already: replace it
-                self._drop_images(rewritten)
+            )
+            if stale:
+                self._drop_images(sorted(stale))
             self._take(rows)
-            self.seen_seq = int(rows[-1]["change_seq"])
-            self.top_id = max(self.top_id, max(int(row["id"]) for row in rows))
-            if len(rows) < SCAN_ROWS:
+            self.seen_seq = upto
+            self.top_id = max([self.top_id, *(int(row["id"]) for row in rows)])
+            if not full:
                 return
 
     def _take(self, rows: list[dict[str, Any]]) -> None:
@@ -270,7 +291,7 @@ class SearchIndex:
         self._drop(stale)
 
     def _drop_images(self, images: list[int]) -> None:
-        """Stop holding these images' rows (their vectors are about to be read again)."""
+        """Stop holding these images' rows (deleted, or about to be read again)."""
         ids = np.array(sorted(images), dtype=np.int64)
         for shard in self.shards.values():
             shard.remove_images(ids, in_place=self._readers == 0)

@@ -1,9 +1,10 @@
 """The vector clock's lock: vector writers on PostgreSQL hold it until they commit.
 
-Migration 0030's trigger takes it before stamping ``change_seq``, so stamps follow commit
-order. A writer that takes it first, before touching any other row, cannot deadlock with
-another writer over rows they both change later; creating a pgvector space takes it too,
-so no save commits between a space's creation and its first copy pass unseen.
+Migration 0030's trigger takes it before stamping ``change_seq``, and 0036's before
+stamping a deletion, so stamps follow commit order. A writer that takes it first, before
+touching any other row, cannot deadlock with another writer over rows they both change
+later; creating a pgvector space takes it too, so no save commits between a space's
+creation and its first copy pass unseen.
 """
 
 from __future__ import annotations
