@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import json
@@ -106,7 +107,12 @@ async def test_dedupe_outcomes(
     article = await article_of(replaced)
     assert article["status"] == "pending"
     assert [r["key"] for r in await images_of(article_id)] == [f"runway/{sha1(second)}.jpg"]
-    assert media_files(backend) == {f"runway/{sha1(second)}.jpg", f"thumb/{sha1(second)}.jpg"}
+    kept = {f"runway/{sha1(second)}.jpg", f"thumb/{sha1(second)}.jpg"}
+    for _ in range(200):  # the old files go just after the job's commit: up to 10 s
+        if media_files(backend) == kept:
+            break
+        await asyncio.sleep(0.05)
+    assert media_files(backend) == kept
 
     await Article.update({Article.deleted_at: int(time.time())}).where(Article.id == article_id)
     deleted = await backend.ingest_and_wait(replaced)
