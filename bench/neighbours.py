@@ -131,6 +131,51 @@ async def run_job(dsn: str, k: int) -> tuple[float, int]:
         await close(engine)
 
 
+async def run_phases(dsn: str, k: int) -> dict[str, float]:
+    """Seconds of each phase of one batch, run as ``NeighboursJob.place`` runs them."""
+    from rk.server.db.engine import close, connect
+    from rk.server.services import neighbour_lists as nl
+    from rk.server.services.neighbours import merge_list
+
+    engine = await connect(dsn)
+    times: dict[str, float] = {}
+
+    def lap(name: str, start: float) -> float:
+        now = time.perf_counter()
+        times[name] = times.get(name, 0.0) + now - start
+        return now
+
+    try:
+        batch = await nl.next_batch("bench", 1000)
+        assert batch is not None
+        placement = Placement(batch.ids, batch.vectors, k)
+        start = time.perf_counter()
+        thresholds = await nl.Thresholds.load("bench", k)
+        start = lap("thresholds", start)
+        async for block_ids, block in nl.blocks("bench", batch.kind, batch.dim):
+            start = lap("read blocks", start)
+            limits = thresholds.of(block_ids)
+            limits[np.isin(block_ids, batch.ids)] = SKIP
+            await asyncio.to_thread(placement.add_block, block_ids, block, limits)
+            start = lap("matrix", start)
+        lists, reverse = placement.lists(), placement.reverse()
+        start = lap("matrix", start)
+        current = await nl.load_lists("bench", sorted(reverse))
+        for owner, candidates in reverse.items():
+            merged = merge_list(current[owner], candidates, k)
+            if merged != current[owner]:
+                lists[owner] = merged
+        start = lap("load lists", start)
+        await nl.write_lists("bench", lists, current)
+        start = lap("write lists", start)
+        await nl.mark_placed("bench", batch.rows)
+        lap("mark placed", start)
+        times["lists written"] = len(lists)
+    finally:
+        await close(engine)
+    return times
+
+
 def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
     """A migrated SQLite archive at ``path``: ``count`` placed vectors with full lists and
     ``new`` unplaced ones."""
@@ -172,9 +217,10 @@ def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
 
 def bench_job(
     count: int, new: int, dim: int, k: int, keep: Path | None, passes: int
-) -> tuple[list[float], int, float]:
-    """(seconds of each pass, placed, seed seconds) of the job on SQLite with ``count``
-    placed vectors; every pass starts from a copy of the same seeded file."""
+) -> tuple[list[float], int, float, list[dict[str, float]]]:
+    """(seconds of each pass, placed, seed seconds, per-phase seconds of each pass) of the
+    job on SQLite with ``count`` placed vectors; every pass starts from a copy of the same
+    seeded file, and so does each phase-timed pass after it."""
     with tempfile.TemporaryDirectory() as tmp:
         seeded_file = (keep or Path(tmp)) / f"neighbours-{count}-{new}-{dim}-{k}.sqlite3"
         seeded = 0.0
@@ -186,13 +232,16 @@ def bench_job(
             partial.rename(seeded_file)
             seeded = time.perf_counter() - start
         times, placed = [], 0
+        phases: list[dict[str, float]] = []
         for _ in range(passes):
             copy = Path(tmp) / "pass.sqlite3"
             shutil.copyfile(seeded_file, copy)
             seconds, placed = asyncio.run(run_job(f"sqlite:///{copy}", k))
             times.append(seconds)
+            shutil.copyfile(seeded_file, copy)
+            phases.append(asyncio.run(run_phases(f"sqlite:///{copy}", k)))
             copy.unlink()
-    return times, placed, seeded
+    return times, placed, seeded, phases
 
 
 def main() -> None:
@@ -231,7 +280,7 @@ def main() -> None:
     if args.job:
         if args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
-        times, placed, seeded = bench_job(
+        times, placed, seeded, phases = bench_job(
             args.job, args.new, args.dim, args.k, args.keep, args.passes
         )
         print(
@@ -239,6 +288,9 @@ def main() -> None:
             f" best {min(times):.2f} s of {' '.join(f'{t:.2f}' for t in times)}"
             f" (seeding took {seeded:.0f} s, not counted)"
         )
+        for name in phases[0]:
+            values = " ".join(f"{phase[name]:.2f}" for phase in phases)
+            print(f"  {name:>14}: best {min(phase[name] for phase in phases):.2f} of {values}")
 
 
 if __name__ == "__main__":
