@@ -16,13 +16,15 @@ sees a realistic number of candidates.
 
 ``--job N`` adds the whole neighbours job on SQLite: N stored vectors with full lists,
 ``--new`` unplaced ones, one ``NeighboursJob.run()`` — block reads from the database,
-the placement, the list rewrites and the marking, as the backend runs it.
+the placement, the list rewrites and the marking, as the backend runs it. Seeding 100k
+takes minutes, so ``--keep DIR`` keeps the seeded file (named after its sizes) and each
+pass runs on a fresh copy of it; ``--passes`` runs the job that many times (best kept).
 
 pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
 measured by ``bench.vectors`` on the same kind of data, next to the exact index.
 
     .venv/bin/python -m bench.neighbours [--sizes 100000,1000000] [--new 100] [--dim 512]
-        [--job 100000]
+        [--job 100000] [--keep DIR] [--passes 3]
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import shutil
 import sqlite3
 import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -127,50 +131,117 @@ async def run_job(dsn: str, k: int) -> tuple[float, int]:
         await close(engine)
 
 
-def bench_job(count: int, new: int, dim: int, k: int) -> tuple[float, int, float]:
-    """(seconds, placed, seed seconds) of the job on SQLite with ``count`` placed vectors."""
+async def run_phases(dsn: str, k: int) -> dict[str, float]:
+    """Seconds of each phase of one batch, run as ``NeighboursJob.place`` runs them."""
+    from rk.server.db.engine import close, connect
+    from rk.server.services import neighbour_lists as nl
+    from rk.server.services.neighbours import merge_list
+
+    engine = await connect(dsn)
+    times: dict[str, float] = {}
+
+    def lap(name: str, start: float) -> float:
+        now = time.perf_counter()
+        times[name] = times.get(name, 0.0) + now - start
+        return now
+
+    try:
+        batch = await nl.next_batch("bench", 1000)
+        assert batch is not None
+        placement = Placement(batch.ids, batch.vectors, k)
+        start = time.perf_counter()
+        thresholds = await nl.Thresholds.load("bench", k)
+        start = lap("thresholds", start)
+        async for block_ids, block in nl.blocks("bench", batch.kind, batch.dim):
+            start = lap("read blocks", start)
+            limits = thresholds.of(block_ids)
+            limits[np.isin(block_ids, batch.ids)] = SKIP
+            await asyncio.to_thread(placement.add_block, block_ids, block, limits)
+            start = lap("matrix", start)
+        lists, reverse = placement.lists(), placement.reverse()
+        start = lap("matrix", start)
+        current = await nl.load_lists("bench", sorted(reverse))
+        for owner, candidates in reverse.items():
+            merged = merge_list(current[owner], candidates, k)
+            if merged != current[owner]:
+                lists[owner] = merged
+        start = lap("load lists", start)
+        await nl.write_lists("bench", lists, current)
+        start = lap("write lists", start)
+        await nl.mark_placed("bench", batch.rows)
+        lap("mark placed", start)
+        times["lists written"] = len(lists)
+    finally:
+        await close(engine)
+    return times
+
+
+def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
+    """A migrated SQLite archive at ``path``: ``count`` placed vectors with full lists and
+    ``new`` unplaced ones."""
     from rk.server.db.migrate import migrate
 
     base = existing_vectors(count + new, dim, seed=5)
     threshold = typical_threshold(base[:count], k, seed=3)
     rng = np.random.default_rng(9)
+    asyncio.run(migrate(f"sqlite:///{path}"))
+    db = sqlite3.connect(path)
+    # the images the vectors belong to: list rows refer to them (foreign keys)
+    db.execute("INSERT INTO articles (id, source, show_key, kind) VALUES (1, 'b', 'b', 'runway')")
+    db.executemany(
+        "INSERT INTO images (id, article_id, role, position, kind, key)"
+        " VALUES (?, 1, 'look', ?, 'runway', ?)",
+        ((i, i, f"runway/{i}.jpg") for i in range(1, count + new + 1)),
+    )
+    db.executemany(
+        "INSERT INTO image_embeddings (image_id, model, kind, dim, vector, created_at,"
+        " neighbours_at) VALUES (?, 'bench', 'runway', ?, ?, 0, ?)",
+        (
+            (i + 1, dim, base[i].astype("<f4").tobytes(), 1 if i < count else 0)
+            for i in range(count + new)
+        ),
+    )
+    scores = np.linspace(threshold + 0.2, threshold, k).tolist()
+    db.executemany(
+        "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
+        " VALUES (?, 'bench', ?, ?, ?)",
+        (
+            (i, int(n), rank + 1, scores[rank])
+            for i in range(1, count + 1)
+            for rank, n in enumerate(rng.integers(1, count + 1, k))
+        ),
+    )
+    db.commit()
+    db.close()
+
+
+def bench_job(
+    count: int, new: int, dim: int, k: int, keep: Path | None, passes: int
+) -> tuple[list[float], int, float, list[dict[str, float]]]:
+    """(seconds of each pass, placed, seed seconds, per-phase seconds of each pass) of the
+    job on SQLite with ``count`` placed vectors; every pass starts from a copy of the same
+    seeded file, and so does each phase-timed pass after it."""
     with tempfile.TemporaryDirectory() as tmp:
-        dsn = f"sqlite:///{tmp}/bench.sqlite3"
-        asyncio.run(migrate(dsn))
-        start = time.perf_counter()
-        db = sqlite3.connect(f"{tmp}/bench.sqlite3")
-        # the images the vectors belong to: list rows refer to them (foreign keys)
-        db.execute(
-            "INSERT INTO articles (id, source, show_key, kind) VALUES (1, 'b', 'b', 'runway')"
-        )
-        db.executemany(
-            "INSERT INTO images (id, article_id, role, position, kind, key)"
-            " VALUES (?, 1, 'look', ?, 'runway', ?)",
-            ((i, i, f"runway/{i}.jpg") for i in range(1, count + new + 1)),
-        )
-        db.executemany(
-            "INSERT INTO image_embeddings (image_id, model, kind, dim, vector, created_at,"
-            " neighbours_at) VALUES (?, 'bench', 'runway', ?, ?, 0, ?)",
-            (
-                (i + 1, dim, base[i].astype("<f4").tobytes(), 1 if i < count else 0)
-                for i in range(count + new)
-            ),
-        )
-        scores = np.linspace(threshold + 0.2, threshold, k).tolist()
-        db.executemany(
-            "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
-            " VALUES (?, 'bench', ?, ?, ?)",
-            (
-                (i, int(n), rank + 1, scores[rank])
-                for i in range(1, count + 1)
-                for rank, n in enumerate(rng.integers(1, count + 1, k))
-            ),
-        )
-        db.commit()
-        db.close()
-        seeded = time.perf_counter() - start
-        seconds, placed = asyncio.run(run_job(dsn, k))
-    return seconds, placed, seeded
+        seeded_file = (keep or Path(tmp)) / f"neighbours-{count}-{new}-{dim}-{k}.sqlite3"
+        seeded = 0.0
+        if not seeded_file.exists():
+            start = time.perf_counter()
+            partial = seeded_file.with_suffix(".partial")
+            partial.unlink(missing_ok=True)
+            seed_job(partial, count, new, dim, k)
+            partial.rename(seeded_file)
+            seeded = time.perf_counter() - start
+        times, placed = [], 0
+        phases: list[dict[str, float]] = []
+        for _ in range(passes):
+            copy = Path(tmp) / "pass.sqlite3"
+            shutil.copyfile(seeded_file, copy)
+            seconds, placed = asyncio.run(run_job(f"sqlite:///{copy}", k))
+            times.append(seconds)
+            shutil.copyfile(seeded_file, copy)
+            phases.append(asyncio.run(run_phases(f"sqlite:///{copy}", k)))
+            copy.unlink()
+    return times, placed, seeded, phases
 
 
 def main() -> None:
@@ -183,6 +254,8 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=BLOCK_ROWS)
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     parser.add_argument("--job", type=int, default=0, help="also time the job on SQLite")
+    parser.add_argument("--keep", type=Path, help="folder keeping the seeded job archive")
+    parser.add_argument("--passes", type=int, default=1, help="job passes (fresh copy each)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     print(
@@ -205,11 +278,19 @@ def main() -> None:
         )
 
     if args.job:
-        seconds, placed, seeded = bench_job(args.job, args.new, args.dim, args.k)
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+        times, placed, seeded, phases = bench_job(
+            args.job, args.new, args.dim, args.k, args.keep, args.passes
+        )
         print(
             f"\nneighbours job on SQLite: {placed} new among {args.job:,} stored (full lists):"
-            f" {seconds:.2f} s (seeding the database took {seeded:.0f} s, not counted)"
+            f" best {min(times):.2f} s of {' '.join(f'{t:.2f}' for t in times)}"
+            f" (seeding took {seeded:.0f} s, not counted)"
         )
+        for name in phases[0]:
+            values = " ".join(f"{phase[name]:.2f}" for phase in phases)
+            print(f"  {name:>14}: best {min(phase[name] for phase in phases):.2f} of {values}")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from piccolo.querystring import QueryString
 
+from rk.server.db.database import Database, Row
 from rk.server.db.engine import database_of
 from rk.server.db.tables import ImageEmbedding, ImageNeighbor
 from rk.server.services.neighbours import BLOCK_ROWS, NO_THRESHOLD, Floats, Ids
@@ -27,6 +28,26 @@ CHUNK = 500
 
 async def _rows(sql: str, *args: Any) -> list[dict[str, Any]]:
     return list(await ImageEmbedding._meta.db.run_querystring(QueryString(sql, *args)))
+
+
+def _engine_sql(db: Database, sql_qmark: str) -> str:
+    """``?`` placeholders as the engine wants them (``$1``… on PostgreSQL)."""
+    if db.engine == "sqlite":
+        return sql_qmark
+    sql = sql_qmark
+    for n in range(1, sql_qmark.count("?") + 1):
+        sql = sql.replace("?", f"${n}", 1)
+    return sql
+
+
+async def _raw_rows(sql_qmark: str, *args: Any) -> list[Row]:
+    """Rows straight from the driver (``?`` placeholders), indexed by position.
+
+    The hot reads of a pass (100k thresholds, every stored vector) skip piccolo's one
+    dict per row: numpy takes the columns as they come.
+    """
+    db = database_of(ImageEmbedding)
+    return list(await db.rows(_engine_sql(db, sql_qmark), *args))
 
 
 def _marks(count: int) -> str:
@@ -86,10 +107,11 @@ async def blocks(
 ) -> AsyncIterator[tuple[Ids, Floats]]:
     """Every stored vector of ``kind`` for ``model``, ``block_rows`` at a time."""
     after = 0
+    width = dim * 4
     while True:
-        rows = await _rows(
+        rows = await _raw_rows(
             "SELECT image_id, vector FROM image_embeddings"
-            " WHERE model = {} AND kind = {} AND image_id > {} ORDER BY image_id LIMIT {}",
+            " WHERE model = ? AND kind = ? AND image_id > ? ORDER BY image_id LIMIT ?",
             model,
             kind,
             after,
@@ -97,9 +119,12 @@ async def blocks(
         )
         if not rows:
             return
-        after = int(rows[-1]["image_id"])
-        ids, matrix, _ = decode(rows, dim)
-        yield ids, matrix
+        after = int(rows[-1][0])
+        kept = [row for row in rows if len(row[1]) == width]  # odd widths dropped
+        ids = np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept))
+        joined = b"".join([bytes(row[1]) for row in kept])
+        matrix = np.frombuffer(joined, dtype="<f4").reshape(len(kept), dim)
+        yield ids, matrix.astype(np.float32, copy=False)
         if len(rows) < block_rows:
             return
 
@@ -115,11 +140,11 @@ class Thresholds:
     @classmethod
     async def load(cls, model: str, k: int) -> Thresholds:
         """Read the rank-``k`` entries (lists shorter than ``k`` have none)."""
-        rows = await _rows(
-            "SELECT image_id, score FROM image_neighbors WHERE model = {} AND rank = {}", model, k
+        rows = await _raw_rows(
+            "SELECT image_id, score FROM image_neighbors WHERE model = ? AND rank = ?", model, k
         )
-        ids = np.array([int(row["image_id"]) for row in rows], dtype=np.int64)
-        scores = np.array([float(row["score"]) for row in rows], dtype=np.float32)
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        scores = np.fromiter((row[1] for row in rows), dtype=np.float32, count=len(rows))
         return cls(ids, scores)
 
     def of(self, block_ids: Ids) -> Floats:
@@ -157,11 +182,7 @@ async def _execute_many(sql_qmark: str, rows: list[tuple[Any, ...]]) -> None:
     db = database_of(ImageNeighbor)
     if not db.in_transaction():
         raise RuntimeError("_execute_many must run inside a transaction")
-    sql = sql_qmark
-    if db.engine != "sqlite":
-        for n in range(1, sql_qmark.count("?") + 1):
-            sql = sql.replace("?", f"${n}", 1)
-    await db.execute_many(sql, rows)
+    await db.execute_many(_engine_sql(db, sql_qmark), rows)
 
 
 def changed_from(old: list[tuple[int, float]], new: list[tuple[int, float]]) -> int:
@@ -180,7 +201,10 @@ async def write_lists(
     """Store these lists, a chunk of owners per transaction.
 
     With ``previous`` (what is stored now), only the tail from the first changed rank is
-    rewritten: a newcomer entering a list at rank r moves ranks r..K, not 1..r-1.
+    written: a newcomer entering a list at rank r moves ranks r..K, not 1..r-1. Ranks are
+    upserted in place (a stored rank's row is updated, not deleted and inserted again), so
+    a moved rank touches only the indexes on ``neighbor_id`` and fires one trigger instead
+    of two; ranks past the new list's end are deleted.
     """
     before = previous or {}
     owners = sorted(lists)
@@ -194,12 +218,13 @@ async def write_lists(
         async with write_transaction(ImageNeighbor):
             await _execute_many(
                 "DELETE FROM image_neighbors WHERE model = ? AND image_id = ? AND rank > ?",
-                [(model, owner, cut) for owner, cut in cuts],
+                [(model, owner, len(lists[owner])) for owner in chunk],
             )
             if rows:
                 await _execute_many(
                     "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
-                    " VALUES (?, ?, ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, image_id, rank) DO UPDATE"
+                    " SET neighbor_id = excluded.neighbor_id, score = excluded.score",
                     rows,
                 )
 
