@@ -110,10 +110,11 @@ async def _applied(engine: Engine) -> set[str]:
     return {row["id"] for row in rows}
 
 
-async def apply_migrations(engine: Engine) -> list[str]:
-    """Apply every pending migration on ``engine``, one transaction each; their ids."""
+async def apply_migrations(engine: Engine, before: str | None = None) -> list[str]:
+    """Apply every pending migration on ``engine`` (only those with ids below ``before``, as
+    an older rk would have left the database), one transaction each; their ids."""
     applied: list[str] = []
-    history = discover()
+    history = [m for m in discover() if before is None or m.id < before]
     while True:
         async with _locked(engine):
             done = await _applied(engine)

@@ -8,16 +8,14 @@ neighbour rows with it.
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from piccolo.querystring import QueryString
 
 from rk.server.db.database import Database
 from rk.server.db.engine import close, connect
-from rk.server.db.migrate import HISTORY_DDL, discover, migrate_database
+from rk.server.db.migrate import apply_migrations, migrate_database
 from rk.server.db.migrations.m0004_foreign_keys import MigrationRefused
 from rk.server.db.piccolo_engines import engine_for_database
 
@@ -29,19 +27,7 @@ async def before_0004(any_dsn: str) -> AsyncIterator[Database]:
     """A database with every migration before 0004 applied (as an older rk left it)."""
     db = await connect(any_dsn)
     engine = engine_for_database(db)
-    await engine.run_ddl(HISTORY_DDL)
-    for migration in discover():
-        if migration.id >= "0004":
-            break
-        async with engine.transaction():
-            await migration.forwards(engine)
-            await engine.run_querystring(
-                QueryString(
-                    "INSERT INTO rk_migrations (id, applied_at) VALUES ({}, {})",
-                    migration.id,
-                    int(time.time()),
-                )
-            )
+    await apply_migrations(engine, before="0004")
     try:
         yield db
     finally:

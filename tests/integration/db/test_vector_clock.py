@@ -3,15 +3,13 @@ and never go back when the newest vectors are deleted; every deletion is stamped
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
 import pytest
-from piccolo.querystring import QueryString
 
 from rk.server.db.database import Database
 from rk.server.db.engine import close, connect
-from rk.server.db.migrate import HISTORY_DDL, discover, migrate_database
+from rk.server.db.migrate import apply_migrations, migrate_database
 from rk.server.db.piccolo_engines import engine_for_database
 
 
@@ -20,19 +18,7 @@ async def before_0035(any_dsn: str) -> AsyncIterator[Database]:
     """A database with every migration before 0035 applied (as an older rk left it)."""
     db = await connect(any_dsn)
     engine = engine_for_database(db)
-    await engine.run_ddl(HISTORY_DDL)
-    for migration in discover():
-        if migration.id >= "0035":
-            break
-        async with engine.transaction():
-            await migration.forwards(engine)
-            await engine.run_querystring(
-                QueryString(
-                    "INSERT INTO rk_migrations (id, applied_at) VALUES ({}, {})",
-                    migration.id,
-                    int(time.time()),
-                )
-            )
+    await apply_migrations(engine, before="0035")
     try:
         yield db
     finally:

@@ -9,15 +9,13 @@ facet values (their own articles, in opposite orders).
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 
 import pytest
-from piccolo.querystring import QueryString
 
 from rk.server.db.database import Database
 from rk.server.db.engine import close, connect
-from rk.server.db.migrate import HISTORY_DDL, discover, migrate
+from rk.server.db.migrate import apply_migrations, migrate
 from rk.server.db.migrations.m0032_public_facet_counts import FACETS
 from rk.server.db.piccolo_engines import engine_for_database
 from rk.server.services.public_brands import brand_by_uid, brand_index
@@ -67,19 +65,7 @@ async def db(any_dsn: str) -> AsyncIterator[Database]:
     """A database with two brands and articles written before migration 0032 (backfilled)."""
     database = await connect(any_dsn)
     engine = engine_for_database(database)
-    await engine.run_ddl(HISTORY_DDL)
-    for migration in discover():
-        if migration.id >= "0032":
-            break
-        async with engine.transaction():
-            await migration.forwards(engine)
-            await engine.run_querystring(
-                QueryString(
-                    "INSERT INTO rk_migrations (id, applied_at) VALUES ({}, {})",
-                    migration.id,
-                    int(time.time()),
-                )
-            )
+    await apply_migrations(engine, before="0032")
     await database.execute(
         "INSERT INTO brands (id, uid, name) VALUES (1, 'b1', 'Alaia'), (2, 'b2', 'Dior')"
     )
