@@ -26,6 +26,16 @@ class Job(Struct, frozen=True, kw_only=True):
     brand_id: int
 
 
+class SignedJob(Struct, frozen=True, kw_only=True):
+    """A job to enqueue together with the request signature that asked for it."""
+
+    kind: str
+    payload: str
+    brand_id: int
+    signature: str
+    expires_at: int
+
+
 @runtime_checkable
 class QueueBackend(Protocol):
     """Atomic operations on ``ingest_jobs`` for one database engine; policy lives in the engine.
@@ -46,6 +56,15 @@ class QueueBackend(Protocol):
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
         """Insert a pending job, due now, and return its id."""
+        ...
+
+    async def enqueue_signed(self, jobs: list[SignedJob], now: int) -> list[int | None]:
+        """Insert each job whose signature is new, recording the signature in ``signed_requests``.
+
+        One statement or transaction for all of them, so a job and its signature commit
+        together or not at all. One result per job, in order: its id, or None when its
+        signature was already recorded (a replay). Signatures in ``jobs`` are distinct.
+        """
         ...
 
     async def watch(self, wake: Callable[[], None]) -> bool:

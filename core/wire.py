@@ -298,8 +298,18 @@ class ErrorBody(Outbound, kw_only=True):
     error: str
 
 
+_PLAIN_URL = re.compile(r"https?://[A-Za-z0-9._~-]+(?::[0-9]{1,4})?(?:[/?#]|\Z)")
+"""A URL ``url_problem`` always passes: http(s), a plain ASCII host, a port below 10000."""
+
+
 def url_problem(url: str) -> str | None:
-    """Why ``url`` cannot be fetched as an image (not http(s), no host, unparseable), or None."""
+    """Why ``url`` cannot be fetched as an image (not http(s), no host, unparseable), or None.
+
+    The common plain URL passes on one regex match; only the rest are split (a 40-look
+    show spent most of its decode in ``urlsplit``).
+    """
+    if _PLAIN_URL.match(url):
+        return None
     try:
         parts = urlsplit(url)
         host, _ = parts.hostname, parts.port

@@ -26,8 +26,9 @@ from typing import Literal, get_args
 import pluggy
 
 from rk.core.config import QueueSettings
-from rk.core.queues import Job, QueueBackend, get_queue_backend
+from rk.core.queues import Job, QueueBackend, SignedJob, get_queue_backend
 from rk.server.db.database import Database, open_database
+from rk.server.queues.signed_batches import SignedBatches
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class JobQueue:
         self._claiming: asyncio.Task[None] | None = None
         self._completions: list[tuple[Job, str, str, asyncio.Future[bool]]] = []
         self._completing: asyncio.Task[None] | None = None
+        self._signed = SignedBatches(backend, clock)
 
     @classmethod
     def on(
@@ -122,6 +124,24 @@ class JobQueue:
         if kind not in KINDS:
             raise ValueError(f"unknown ingest job kind {kind!r}; expected one of {sorted(KINDS)}")
         return await self.backend.enqueue(kind, payload, brand_id, self.clock())
+
+    async def enqueue_signed(
+        self, kind: JobKind, payload: str, brand_id: int, signature: str, expires_at: int
+    ) -> int | None:
+        """``enqueue``, recording the request's signature with the job: None for a replay.
+
+        Concurrent calls are written together, a batch per round trip (``signed_batches``).
+        """
+        if kind not in KINDS:
+            raise ValueError(f"unknown ingest job kind {kind!r}; expected one of {sorted(KINDS)}")
+        job = SignedJob(
+            kind=kind,
+            payload=payload,
+            brand_id=brand_id,
+            signature=signature,
+            expires_at=expires_at,
+        )
+        return await self._signed.enqueue(job)
 
     async def claim(self) -> Job | None:
         """Take the oldest due job (pending, or processing with its lease run out), or None.
@@ -254,6 +274,7 @@ class JobQueue:
             if task is not None:
                 with contextlib.suppress(Exception):
                     await task
+        await self._signed.close()
         await self.backend.close()
         if self._owns_db:
             await self.db.close()

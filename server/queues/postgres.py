@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from rk.core.queues import Job, unique_claims
+from rk.core.queues import Job, SignedJob, unique_claims
 from rk.server.db.pg_database import PgDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
@@ -22,6 +22,28 @@ SQL = {
     "enqueue_notify": f"""
         WITH ins AS ({{enqueue}})
         SELECT id, pg_notify('{CHANNEL}', '') FROM ins""",
+    # Ids are drawn first, so each request learns its own; a replay's id goes unused.
+    "enqueue_signed": f"""
+        WITH req AS (
+            SELECT r.*, nextval(pg_get_serial_sequence('ingest_jobs', 'id')) AS id
+            FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[])
+                 AS r(signature, expires_at, kind, payload, brand_id)
+        ), fresh AS (
+            INSERT INTO signed_requests (signature, expires_at)
+            SELECT signature, expires_at FROM req
+            ON CONFLICT (signature) DO NOTHING
+            RETURNING signature
+        ), job AS (
+            INSERT INTO ingest_jobs (id, kind, status, attempts, payload, last_error, outcome,
+                                     note, brand_id, locked_at, next_attempt_at, created_at,
+                                     updated_at)
+            SELECT req.id, req.kind, 'pending', 0, req.payload, '', '', '', req.brand_id, 0,
+                   $6, $6, $6
+            FROM req JOIN fresh USING (signature)
+            RETURNING id
+        )
+        SELECT req.signature, job.id, pg_notify('{CHANNEL}', '')
+        FROM req JOIN job USING (id)""",
     # Each branch walks ingest_jobs_claim_idx (status, next_attempt_at, id) and skips rows
     # other claimers hold, so concurrent claims never wait on each other nor take the
     # same row; the earliest-due $4 of the candidates win. A stuck job is due at
@@ -105,6 +127,19 @@ class PostgresQueue:
 
     async def enqueue(self, kind: str, payload: str, brand_id: int, now: int) -> int:
         return await self._db.value(SQL["enqueue_notify"], kind, payload, brand_id, now)
+
+    async def enqueue_signed(self, jobs: list[SignedJob], now: int) -> list[int | None]:
+        rows = await self._db.rows(
+            SQL["enqueue_signed"],
+            [job.signature for job in jobs],
+            [job.expires_at for job in jobs],
+            [job.kind for job in jobs],
+            [job.payload for job in jobs],
+            [job.brand_id for job in jobs],
+            now,
+        )
+        ids = {row["signature"]: row["id"] for row in rows}
+        return [ids.get(job.signature) for job in jobs]
 
     async def watch(self, wake: Callable[[], None]) -> bool:
         return await self._db.listen(CHANNEL, wake)

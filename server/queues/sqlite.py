@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import ClassVar
 
-from rk.core.queues import Job
+from rk.core.queues import Job, SignedJob
 from rk.server.db.sqlite_database import SqliteDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
@@ -21,6 +21,10 @@ SQL = {
         INSERT INTO ingest_jobs (kind, status, attempts, payload, last_error, outcome, note,
                                  brand_id, locked_at, next_attempt_at, created_at, updated_at)
         VALUES (:kind, 'pending', 0, :payload, '', '', '', :brand_id, 0, :now, :now, :now)
+        RETURNING id""",
+    "record_signature": """
+        INSERT INTO signed_requests (signature, expires_at) VALUES (:signature, :expires_at)
+        ON CONFLICT (signature) DO NOTHING
         RETURNING id""",
     # Same order as PostgreSQL: the earlier-due of the oldest stuck job (due at locked_at
     # + stuck timeout) and the oldest due pending job, each found on ingest_jobs_claim_idx.
@@ -105,6 +109,24 @@ class SqliteQueue:
         for wake in self._wake:
             wake()
         return job_id
+
+    async def enqueue_signed(self, jobs: list[SignedJob], now: int) -> list[int | None]:
+        def run(conn: sqlite3.Connection) -> list[int | None]:
+            ids: list[int | None] = []
+            for job in jobs:
+                signed = {"signature": job.signature, "expires_at": job.expires_at}
+                if conn.execute(SQL["record_signature"], signed).fetchone() is None:
+                    ids.append(None)
+                    continue
+                params = {"kind": job.kind, "payload": job.payload, "brand_id": job.brand_id}
+                ids.append(conn.execute(SQL["enqueue"], {**params, "now": now}).fetchone()[0])
+            return ids
+
+        ids = await self._db.write(run)
+        if any(job_id is not None for job_id in ids):
+            for wake in self._wake:
+                wake()
+        return ids
 
     async def watch(self, wake: Callable[[], None]) -> bool:
         """SQLite cannot tell other processes: only this backend's enqueues wake."""

@@ -6,9 +6,9 @@ is HMAC-checked by the router's guard (``rk.server.auth``) before a handler runs
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from litestar import Controller, get, post
+from litestar import Controller, Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, Parameter
 
@@ -24,6 +24,7 @@ from rk.core.wire import (
     UploadUrls,
     UploadUrlsRequest,
 )
+from rk.server.auth import RECORDS_SIGNATURE
 from rk.server.errors import ApiError, NotFound
 from rk.server.services.brand_admin import BrandInputError
 from rk.server.services.brands import brand_info
@@ -42,14 +43,23 @@ class InternalController(Controller):
     path = "/"
     tags = ("internal",)
 
-    @post("/ingest", status_code=202, summary="Queue a show for ingest")
+    @post(
+        "/ingest",
+        status_code=202,
+        summary="Queue a show for ingest",
+        opt={RECORDS_SIGNATURE: True},
+    )
     async def ingest(
         self,
+        request: Request[Any, Any, Any],
         data: JSONBody[ShowIngest],
         intake: NamedDependency[ShowIntake],
     ) -> IngestAccepted:
-        """Validate the show, resolve its brand and queue an ingest job; 202 with its id."""
-        return IngestAccepted(job_id=await intake.submit(data))
+        """Validate the show, resolve its brand and queue an ingest job; 202 with its id.
+
+        The job and the request's signature are written together: a replay queues nothing.
+        """
+        return IngestAccepted(job_id=await intake.submit(data, request.state.signature))
 
     @post("/upload-url", status_code=200, summary="Presign a PUT for one content-addressed key")
     async def upload_url(

@@ -15,9 +15,12 @@ import pluggy
 
 from rk.core.sources import source_registry
 from rk.core.wire import Kind, ShowIngest
+from rk.server.auth import ReplayedRequest, Signature
 from rk.server.errors import ApiError
 from rk.server.queues.engine import JobQueue
 from rk.server.services.brands import BrandIds
+
+_ENCODER = msgspec.json.Encoder()
 
 
 def source_kinds(pm: pluggy.PluginManager) -> dict[str, Kind]:
@@ -68,8 +71,12 @@ class ShowIntake:
             raise ApiError(f"kind {show.kind!r} is not the kind of source {show.source!r} ({kind})")
         return show
 
-    async def submit(self, show: ShowIngest) -> int:
-        """Queue the show with its resolved brand id; ApiError (422) for an unknown brand uid."""
+    async def submit(self, show: ShowIngest, signed: Signature) -> int:
+        """Queue the show with its resolved brand id, recording the request's signature.
+
+        ApiError (422) for an unknown brand uid; ReplayedRequest (409) when the signature
+        was already used, and then nothing is queued.
+        """
         show = self.with_kind(show)
         brand_id = 0
         if show.brand is not None:
@@ -77,5 +84,10 @@ class ShowIntake:
             if found is None:
                 raise ApiError(f"unknown brand uid {show.brand.uid!r} ({show.brand.name})")
             brand_id = found
-        payload = msgspec.json.encode(show).decode()
-        return await self.queue.enqueue("crawl", payload, brand_id)
+        payload = _ENCODER.encode(show).decode()
+        job_id = await self.queue.enqueue_signed(
+            "crawl", payload, brand_id, signed.hex, signed.expires_at
+        )
+        if job_id is None:
+            raise ReplayedRequest()
+        return job_id

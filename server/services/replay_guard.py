@@ -82,9 +82,9 @@ class ReplayGuard:
         inserted = {str(row["signature"]) for row in rows}
         for signature, pending in unique.items():
             _answer(pending, signature in inserted)
-        await self._sweep()
+        await self.sweep()
 
-    async def _sweep(self) -> None:
+    async def sweep(self) -> None:
         """Delete expired signatures, at most once per ``SWEEP_EVERY_S`` in this process."""
         if time.monotonic() - self._swept_at < SWEEP_EVERY_S:
             return
