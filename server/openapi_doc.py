@@ -10,8 +10,9 @@ down), and the query parameters of the signed upload URL, which its handler read
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
+import msgspec
 from litestar import Litestar
 from litestar.openapi.spec import (
     Components,
@@ -132,15 +133,26 @@ def _complete(path: str, method: str, op: Operation) -> None:
         op.parameters = [*(op.parameters or []), *extra]
 
 
-def _inbound_names() -> set[str]:
-    """Schema names of every body the backend decodes strictly (unknown fields are a 422)."""
-    names: set[str] = set()
+def _inbound_classes() -> list[type]:
+    """Every body the backend decodes strictly (unknown fields are a 422)."""
+    classes: list[type] = []
     todo: list[type] = [Inbound]
     while todo:
         cls = todo.pop()
-        names.add(cls.__name__)
+        classes.append(cls)
         todo.extend(cls.__subclasses__())
-    return names
+    return classes
+
+
+def _documented_patterns(cls: type) -> dict[str, str]:
+    """Field → pattern the Struct checks in code, not in the decoder (``extra_json_schema``)."""
+    found: dict[str, str] = {}
+    for field in msgspec.structs.fields(cls):
+        for meta in get_args(field.type)[1:]:
+            extra = getattr(meta, "extra_json_schema", None) or {}
+            if "pattern" in extra:
+                found[field.encode_name] = extra["pattern"]
+    return found
 
 
 def complete_openapi(app: Litestar) -> None:
@@ -151,10 +163,14 @@ def complete_openapi(app: Litestar) -> None:
         components = Components()
         document.components = components
     components.schemas = {**(components.schemas or {}), ERROR: _error_schema()}
-    for name in _inbound_names():
-        found = components.schemas.get(name)
+    for cls in _inbound_classes():
+        found = components.schemas.get(cls.__name__)
         if isinstance(found, Schema):
             found.additional_properties = False
+            for field, pattern in _documented_patterns(cls).items():
+                prop = (found.properties or {}).get(field)
+                if isinstance(prop, Schema):
+                    prop.pattern = pattern
     components.security_schemes = {**(components.security_schemes or {}), **SECURITY}
     for path, item in (document.paths or {}).items():
         for method in ("get", "post", "put", "patch", "delete"):

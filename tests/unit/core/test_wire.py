@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import msgspec
 import pytest
 from hypothesis import given
@@ -18,6 +20,7 @@ from rk.core.wire import (
     UploadUrlRequest,
     decode_error_line,
     printable,
+    url_problem,
 )
 
 SHA1 = "0123456789abcdef0123456789abcdef01234567"
@@ -160,3 +163,36 @@ def test_control_characters_are_refused_naming_the_field(field: str, char: str) 
     message = _decode_error(raw)
     assert "control characters" in message
     assert f"$.{field}" in message
+
+
+@pytest.mark.parametrize("char", ["\x00", "\n", "\t", "\x1b", "\x7f"])
+@pytest.mark.parametrize("where", ["looks", "details"])
+def test_control_characters_in_an_image_url_are_refused(char: str, where: str) -> None:
+    data = msgspec.to_builtins(show())
+    refs = data[where]
+    (refs[0]["image"] if where == "looks" else refs[0])["url"] = f"https://img/a{char}b.jpg"
+    message = _decode_error(msgspec.json.encode(data))
+    label = "look 1" if where == "looks" else "detail 1"
+    assert f"{label}: bad image URL (control characters)" in message
+
+
+def _split_problem(url: str) -> bool:
+    """The full check ``url_problem`` makes for any URL its plain-URL shortcut does not take."""
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port
+    except ValueError:
+        return True
+    return parts.scheme not in ("http", "https") or not host
+
+
+URL_PARTS = st.sampled_from(
+    ["http://", "https://", "HTTP://", "a", "Z", "0", ".", "-", "_", "~", ":", "/", "?", "#", "@"]
+    + ["[", "]", "%", " ", "\\", "é", ":80", ":99999", "\x00", "\n", "\x7f", "\u200b"]
+)
+
+
+@given(st.lists(URL_PARTS, max_size=10).map("".join))
+def test_the_plain_url_shortcut_agrees_with_the_full_check(url: str) -> None:
+    control = any(ord(c) < 0x20 or ord(c) == 0x7F for c in url)
+    assert (url_problem(url) is None) == (not control and not _split_problem(url))
