@@ -9,6 +9,7 @@ nonce: two identical requests in the same second are then two different signatur
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -26,8 +27,10 @@ _DIGITS = re.compile(r"[1-9][0-9]{0,11}")
 _NONCE = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
-def _key(secret: str | bytes) -> bytes:
-    return secret.encode() if isinstance(secret, str) else secret
+@functools.lru_cache(maxsize=8)
+def _keyed(secret: str | bytes) -> hmac.HMAC:
+    """An HMAC-SHA256 keyed with ``secret``, made once per secret and copied per message."""
+    return hmac.new(secret.encode() if isinstance(secret, str) else secret, None, hashlib.sha256)
 
 
 def signature(
@@ -37,7 +40,9 @@ def signature(
     parts = [method.upper(), path, str(timestamp), hashlib.sha256(body).hexdigest()]
     if nonce:
         parts.append(nonce)
-    return hmac.new(_key(secret), "\n".join(parts).encode(), hashlib.sha256).hexdigest()
+    mac = _keyed(secret).copy()
+    mac.update("\n".join(parts).encode())
+    return mac.hexdigest()
 
 
 def signed_headers(
