@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin, urlsplit
 
+from rk.core.wire import url_problem
 from rk.plugins.vogue.state import Image, Item, Rendition, text
 from rk.plugins.vogue.text import clean
 
@@ -72,7 +73,7 @@ def image_url(image: Image | None, page_url: str, original: bool = False) -> str
         others = [(_width(r), text(r.url)) for r in sources.values() if r is not None]
         found = max((o for o in others if o[1]), default=(0.0, ""))[1]
     absolute = found if found.startswith(("http://", "https://")) else urljoin(page_url, found)
-    if not absolute.startswith(("http://", "https://")) or len(absolute) > MAX_URL:
+    if len(absolute) > MAX_URL or url_problem(absolute):  # the backend would refuse the show
         return ""
     return to_original(absolute) if original else absolute
 

@@ -4,7 +4,9 @@ Every backend process shares ``signed_requests`` (migration 0010), so a replay s
 another process is caught too. Concurrent requests are recorded in batches: whoever
 arrives while a write is in flight joins the next ``INSERT … ON CONFLICT DO NOTHING
 RETURNING``, so a burst costs one statement, not one per request. Rows expire with the
-signature's timestamp window and are swept now and then.
+signature's timestamp window and are swept now and then. Signed ingests record their
+signature in the same write as their job instead (``JobQueue.enqueue_signed``); the
+guard still sweeps for them.
 """
 
 from __future__ import annotations
