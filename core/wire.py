@@ -109,12 +109,12 @@ class ShowIngest(Inbound, kw_only=True):
         numbers = [look.number for look in self.looks]
         if len(set(numbers)) != len(numbers):
             raise ValueError("look numbers must be unique within a show")
-        labelled = [(f"look {look.number}", look.image) for look in self.looks]
-        labelled += [(f"detail {n}", ref) for n, ref in enumerate(self.details, start=1)]
-        for label, ref in labelled:
-            problem = url_problem(ref.url)
-            if problem:
-                raise ValueError(f"{label}: bad image URL ({problem})")
+        for look in self.looks:  # labels are made only for the error: most shows have none
+            if problem := url_problem(look.image.url):
+                raise ValueError(f"look {look.number}: bad image URL ({problem})")
+        for n, ref in enumerate(self.details, start=1):
+            if problem := url_problem(ref.url):
+                raise ValueError(f"detail {n}: bad image URL ({problem})")
 
     def images(self) -> list[ImageRef]:
         """Every image of the show: looks in order, then details in order."""
