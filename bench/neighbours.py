@@ -166,10 +166,11 @@ async def run_phases(dsn: str, k: int) -> dict[str, float]:
             if merged != current[owner]:
                 lists[owner] = merged
         start = lap("load lists", start)
-        await nl.write_lists("bench", lists, current)
-        start = lap("write lists", start)
-        await nl.mark_placed("bench", batch.rows)
-        lap("mark placed", start)
+        async with nl.place_transaction():
+            await nl.write_lists("bench", lists, current)
+            start = lap("write lists", start)
+            await nl.mark_placed("bench", batch.rows)
+        lap("mark, commit", start)
         times["lists written"] = len(lists)
     finally:
         await close(engine)
@@ -215,6 +216,15 @@ def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
     db.close()
 
 
+def fresh_copy(seeded: Path, copy: Path) -> None:
+    """``copy`` made from the seeded file and migrated (a file kept from an older rk runs
+    this rk's later migrations, untimed)."""
+    from rk.server.db.migrate import migrate
+
+    shutil.copyfile(seeded, copy)
+    asyncio.run(migrate(f"sqlite:///{copy}"))
+
+
 def bench_job(
     count: int, new: int, dim: int, k: int, keep: Path | None, passes: int
 ) -> tuple[list[float], int, float, list[dict[str, float]]]:
@@ -235,10 +245,10 @@ def bench_job(
         phases: list[dict[str, float]] = []
         for _ in range(passes):
             copy = Path(tmp) / "pass.sqlite3"
-            shutil.copyfile(seeded_file, copy)
+            fresh_copy(seeded_file, copy)
             seconds, placed = asyncio.run(run_job(f"sqlite:///{copy}", k))
             times.append(seconds)
-            shutil.copyfile(seeded_file, copy)
+            fresh_copy(seeded_file, copy)
             phases.append(asyncio.run(run_phases(f"sqlite:///{copy}", k)))
             copy.unlink()
     return times, placed, seeded, phases
