@@ -305,7 +305,7 @@ def main() -> None:
         )
         for name in phases[0]:
             values = " ".join(f"{phase[name]:.2f}" for phase in phases)
-            print(f"  {name:>14}: best {min(phase[name] for phase in phases):.2f} of {values}")
+            print(f"  {name:>18}: best {min(phase[name] for phase in phases):.2f} of {values}")
 
 
 if __name__ == "__main__":
