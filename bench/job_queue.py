@@ -3,15 +3,17 @@
 Each worker is an asyncio task. In the ``own`` layout each has its own ``JobQueue`` (own
 backend, own connection), so the database alone arbitrates, as it would between backend
 processes; in the ``shared`` layout they share one, as the workers of one server process
-do (their claims and completions then go to the database together). The 1-worker row of
-each engine and layout is the baseline measured in the same run; the last column compares
-to it.
+do (their claims and completions then go to the database together). ``--prefetch`` says
+how many jobs a queue may claim ahead of its workers: ``workers`` is one per worker sharing
+it, as the server's queue does (1 in the ``own`` layout), ``0`` none (claims only for the
+workers waiting). The 1-worker row of each engine, layout and prefetch is the baseline
+measured in the same run; the last column compares to it.
 Every row is ``--repeat`` timed rounds of ``--seconds`` each over a queue filled beforehand
 (so no round runs dry); the best is shown with the worst and the spread between them.
 
     .venv/bin/python -m bench.job_queue [--seconds 5] [--repeat 3] [--workers 1,4,16]
                                         [--engines postgresql,sqlite] [--pg-dsn DSN]
-                                        [--layouts own,shared]
+                                        [--layouts own,shared] [--prefetch 0,workers]
 
 PostgreSQL runs in a throw-away database created through ``--pg-dsn`` (default
 ``$RK_TEST_PG_DSN`` or postgres@127.0.0.1/test) and dropped afterwards; SQLite in a
@@ -107,7 +109,7 @@ async def drain(queues: list[JobQueue], seconds: float) -> tuple[int, float, boo
 
 
 async def measure(
-    dsn: str, workers: int, seconds: float, repeats: int, shared: bool
+    dsn: str, workers: int, seconds: float, repeats: int, shared: bool, ahead: str
 ) -> list[float]:
     """claim+complete/s of ``repeats`` rounds of ``seconds`` each, over one filled queue.
 
@@ -116,11 +118,14 @@ async def measure(
     """
     settings = QueueSettings()
     if shared:  # over a database sized as the server sizes its own for ``workers``
+        prefetch = workers if ahead == "workers" else int(ahead)
         db = await open_database(dsn, pool_size=default_pool_size(workers))
-        one = JobQueue(get_queue_backend(dsn)(db), settings, db=db, owns_db=True)
+        backend = get_queue_backend(dsn)(db)
+        one = JobQueue(backend, settings, db=db, owns_db=True, prefetch=prefetch)
         queues = [one] * workers
     else:
-        queues = [await JobQueue.open(dsn, settings) for _ in range(workers)]
+        prefetch = 1 if ahead == "workers" else int(ahead)
+        queues = [await JobQueue.open(dsn, settings, prefetch=prefetch) for _ in range(workers)]
     try:
         await fill(dsn, 500)
         done, elapsed, _ = await drain(queues, 60)
@@ -142,20 +147,24 @@ async def measure(
 async def bench_engine(
     name: str, db: Callable[[], AbstractAsyncContextManager[str]], args: argparse.Namespace
 ) -> None:
-    """One engine: a fresh database per layout and worker count, a row each (best round)."""
+    """One engine: a fresh database per layout, prefetch and worker count, a row each."""
     for layout in args.layouts.split(","):
-        baseline: float | None = None
-        for count in [int(w) for w in args.workers.split(",")]:
-            async with db() as dsn:
-                await migrate(dsn)
-                rates = await measure(dsn, count, args.seconds, args.repeat, layout == "shared")
-            best = max(rates)
-            baseline = baseline or best
-            spread = (best - min(rates)) / best * 100
-            print(
-                f"| {name:<10} | {layout:<6} | {count:>7} | {best:>12.0f} | {min(rates):>8.0f} "
-                f"| {spread:>6.1f}% | {best / baseline:>11.2f}x |"
-            )
+        for ahead in args.prefetch.split(","):
+            baseline: float | None = None
+            for count in [int(w) for w in args.workers.split(",")]:
+                async with db() as dsn:
+                    await migrate(dsn)
+                    rates = await measure(
+                        dsn, count, args.seconds, args.repeat, layout == "shared", ahead
+                    )
+                best = max(rates)
+                baseline = baseline or best
+                spread = (best - min(rates)) / best * 100
+                print(
+                    f"| {name:<10} | {layout:<6} | {ahead:>8} | {count:>7} | {best:>12.0f} "
+                    f"| {min(rates):>8.0f} | {spread:>6.1f}% | {best / baseline:>11.2f}x |",
+                    flush=True,
+                )
 
 
 async def main() -> None:
@@ -167,6 +176,9 @@ async def main() -> None:
     parser.add_argument("--pg-dsn", default=DEFAULT_PG, help="where to create the PG database")
     parser.add_argument("--engines", default="postgresql,sqlite", help="engines to measure")
     parser.add_argument("--layouts", default="own,shared", help="queue per worker, or one")
+    parser.add_argument(
+        "--prefetch", default="workers", help="jobs claimed ahead: N or 'workers' (default)"
+    )
     args = parser.parse_args()
     engines: dict[str, Callable[[], AbstractAsyncContextManager[str]]] = {
         "postgresql": lambda: postgres_db(args.pg_dsn),
@@ -176,8 +188,14 @@ async def main() -> None:
         f"{args.repeat} rounds of {args.seconds:g} s per row, the best shown; "
         f"load average {os.getloadavg()[0]:.1f} at start"
     )
-    print("| engine     | layout | workers | claim+done/s | worst/s | spread | vs 1 worker |")
-    print("|------------|--------|---------|--------------|---------|--------|-------------|")
+    print(
+        "| engine     | layout | prefetch | workers | claim+done/s | worst/s | spread "
+        "| vs 1 worker |"
+    )
+    print(
+        "|------------|--------|----------|---------|--------------|---------|--------"
+        "|-------------|"
+    )
     for name in args.engines.split(","):
         await bench_engine(name, engines[name], args)
 
