@@ -154,25 +154,32 @@ class JobQueue:
             await self._give_back_stale(now)
         ahead = self.prefetched.take(now, self.renew_every_s)
         if ahead is not None:
+            if self.prefetched.want(0, CLAIM_BATCH):  # half used: refill while they work
+                self._claim_soon()
             return ahead
         wanted: asyncio.Future[Job | None] = asyncio.get_running_loop().create_future()
         self._claimers.append(wanted)
-        if self._claiming is None:
-            self._claiming = asyncio.create_task(self._claim_batches(), name="rk-queue-claims")
+        self._claim_soon()
         return await wanted
 
+    def _claim_soon(self) -> None:
+        if self._claiming is None:
+            self._claiming = asyncio.create_task(self._claim_batches(), name="rk-queue-claims")
+
     async def _claim_batches(self) -> None:
-        """Claim for the waiting workers, a round trip at a time, until none waits."""
+        """Claim for the waiting workers (and ahead), a round trip at a time, until none waits."""
         try:
-            while self._claimers:
+            while True:
                 waiting = [w for w in self._claimers[:CLAIM_BATCH] if not w.done()]
                 del self._claimers[:CLAIM_BATCH]
                 now = self.clock()
                 while waiting and (ahead := self.prefetched.take(now, self.renew_every_s)):
                     waiting.pop(0).set_result(ahead)
-                if not waiting:
-                    continue
                 want = self.prefetched.want(len(waiting), CLAIM_BATCH)
+                if not want:
+                    if self._claimers:
+                        continue
+                    return
                 try:
                     jobs = await self.backend.claim_many(
                         now,
@@ -181,6 +188,7 @@ class JobQueue:
                         want,
                     )
                 except Exception as exc:
+                    self.prefetched.claimed(len(waiting), want, 0)  # no refill until it works
                     for w in waiting:
                         if not w.done():
                             w.set_exception(exc)
@@ -290,12 +298,16 @@ class JobQueue:
         """Hand the job back on shutdown: pending again, this attempt not counted."""
         return await self.backend.release(job, self.clock())
 
-    async def close(self) -> None:
-        """Close the backend, and the database when the queue opened it."""
+    async def settled(self) -> None:
+        """Wait until no claim or completion round trip is in flight (claims ahead included)."""
         for task in (self._claiming, self._completing):
             if task is not None:
                 with contextlib.suppress(Exception):
                     await task
+
+    async def close(self) -> None:
+        """Close the backend, and the database when the queue opened it."""
+        await self.settled()
         if self._expiring is not None:
             self._expiring.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -1,12 +1,14 @@
 """A process's jobs claimed ahead of its workers, handed out locally to the next free one.
 
 A batch claim may take a few jobs more than the workers waiting at that moment, so the next
-worker to finish gets its job without a round trip. Those jobs are claimed like any other
-(status processing, an attempt counted, ``locked_at`` their claim time), so a process that
-dies leaves them to the stuck reclaim. They are shared by all the process's workers, not
-reserved for one, so none waits behind a slow job; and one is handed out only while fresh
-(claimed less than a third of the lease ago: its worker's first renewal then comes well
-inside the lease). A job that is not is given back to the queue (``stale``) for any process.
+worker to finish gets its job without a round trip; once half of them are handed out, the
+queue claims more in the background while the workers run theirs. Those jobs are claimed
+like any other (status processing, an attempt counted, ``locked_at`` their claim time), so a
+process that dies leaves them to the stuck reclaim. They are shared by all the process's
+workers, not reserved for one, so none waits behind a slow job; and one is handed out only
+while fresh (claimed less than a third of the lease ago: its worker's first renewal then
+comes well inside the lease). A job that is not is given back to the queue (``stale``) for
+any process.
 
 How many to claim ahead follows the queue's depth: it doubles while batches come back full
 and drops to none as soon as one comes back short, so a shallow queue is not hoarded.
@@ -33,7 +35,13 @@ class Prefetch:
         return len(self._jobs)
 
     def want(self, waiting: int, most: int) -> int:
-        """How many jobs a batch claims for ``waiting`` workers: theirs plus some ahead."""
+        """How many jobs a batch claims for ``waiting`` workers: theirs plus some ahead.
+
+        With no worker waiting it claims ahead only once half of those held are handed out
+        (then up to ``cap`` again), so the refill overlaps the workers' jobs in few trips.
+        """
+        if not waiting and len(self._jobs) > self.cap // 2:
+            return 0
         room = max(self.cap - len(self._jobs), 0)
         return min(waiting + min(self.ahead, room), max(most, waiting))
 

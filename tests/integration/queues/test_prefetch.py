@@ -54,13 +54,14 @@ async def claim_round(queue: JobQueue, workers: int) -> list[Job]:
 
 
 async def claim_until_ahead(queue: JobQueue, workers: int) -> list[Job]:
-    """Rounds of claims (each completing the last) until a batch claimed jobs ahead."""
+    """Rounds of claims (each completing the last) until jobs are held ahead; then settled."""
     started: list[Job] = []
     while not len(queue.prefetched):
         for job in started:
             assert await queue.complete(job, "noop", "an earlier round")
         started = await claim_round(queue, workers)
         assert started, "the queue ran dry before any batch claimed ahead"
+        await queue.settled()  # a refill ahead may still be in flight
     return started
 
 
@@ -134,11 +135,12 @@ async def test_jobs_claimed_ahead_by_a_dead_process_are_reclaimed(
             proc.kill()
             await proc.wait()
     assert held["ahead"]
-    dead = set(held["started"]) | set(held["ahead"])
     found = await rows(
         "SELECT id, attempts, locked_at FROM ingest_jobs WHERE status = 'processing'"
     )
-    assert {r["id"]: r["attempts"] for r in found} == dict.fromkeys(dead, 1)  # counted once
+    dead = {r["id"] for r in found}  # a refill may have been in flight when it died
+    assert set(held["started"]) | set(held["ahead"]) <= dead
+    assert {r["attempts"] for r in found} == {1}  # each claim counted once
 
     clock.now = max(r["locked_at"] for r in found) + QueueSettings().ingest_stuck_s + 1
     again = {job.id: job.attempts for job in await claim_round(survivor, 40)}
