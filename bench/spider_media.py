@@ -79,6 +79,21 @@ def cpu_s(pids: list[int]) -> float:
     return time.process_time() + ticks / os.sysconf("SC_CLK_TCK")
 
 
+class Timer:
+    """Wall and CPU seconds (this process and ``pids``) of one timed region."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.seconds = self.cpu = 0.0
+
+    def start(self) -> None:
+        self.seconds, self.cpu = time.perf_counter(), cpu_s(self.pids)
+
+    def stop(self) -> tuple[float, float]:
+        self.seconds, self.cpu = time.perf_counter() - self.seconds, cpu_s(self.pids) - self.cpu
+        return self.seconds, self.cpu
+
+
 def write_set(root: Path, prefix: str, count: int, size: tuple[int, int]) -> dict[str, bytes]:
     """``count`` distinct photos as files under ``root``; name → bytes."""
     images = {f"{prefix}{n:04d}.jpg": photo_bytes(f"{prefix}/{n}", size) for n in range(count)}
@@ -104,7 +119,7 @@ def spider_settings(concurrency: int) -> Settings:
     )
 
 
-async def direct(endpoint: str, urls: list[str], concurrency: int) -> tuple[float, UploadStats]:
+async def direct(endpoint: str, urls: list[str], concurrency: int, timer: Timer) -> UploadStats:
     """rk's direct-upload path over one show holding every image."""
     settings = spider_settings(concurrency)
     looks = [Look(number=n, image=ImageRef(url=url)) for n, url in enumerate(urls, start=1)]
@@ -113,12 +128,15 @@ async def direct(endpoint: str, urls: list[str], concurrency: int) -> tuple[floa
     )
     async with BackendClient(endpoint, SECRET) as client, polite_client(settings.spider) as http:
         uploader = MediaUploader(client, http, settings)
-        start = time.perf_counter()
+        timer.start()
         _, stats = await uploader.upload_show(show, "runway")
-        return time.perf_counter() - start, stats
+        timer.stop()
+        return stats
 
 
-async def plain(endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int) -> float:
+async def plain(
+    endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int, timer: Timer
+) -> None:
     """GET each image and PUT it to an upload URL asked for beforehand (not timed)."""
     uploads: dict[str, UploadUrl] = {}
     async with BackendClient(endpoint, SECRET) as client:
@@ -137,14 +155,14 @@ async def plain(endpoint: str, base_url: str, images: dict[str, bytes], concurre
                 put = await http.put(target.url, content=response.content, headers=target.headers)
                 put.raise_for_status()
 
-        start = time.perf_counter()
+        timer.start()
         await asyncio.gather(*(one(name) for name in images))
-        return time.perf_counter() - start
+        timer.stop()
 
 
 async def protocol(
-    endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int
-) -> float:
+    endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int, timer: Timer
+) -> None:
     """rk's upload protocol without the thumbnail: GET + sha1 each image, one ``upload-urls``
     for the lot, PUT each, with rk's client."""
     settings = spider_settings(concurrency)
@@ -161,7 +179,7 @@ async def protocol(
             async with gate:
                 await client.put_object(upload, data)
 
-        start = time.perf_counter()
+        timer.start()
         bodies = await asyncio.gather(*(get(name) for name in images))
         requests = []
         for data in bodies:
@@ -171,7 +189,7 @@ async def protocol(
             )
         grants = await client.upload_urls(requests)
         await asyncio.gather(*(put(g, d) for g, d in zip(grants, bodies, strict=True)))
-        return time.perf_counter() - start
+        timer.stop()
 
 
 def vm_hwm_mb(pid: int) -> float:
@@ -217,31 +235,20 @@ async def one_round(
     """(seconds, CPU seconds) of every path once, on empty storage (each path has its own
     image set)."""
     shutil.rmtree(backend.data_dir / "media", ignore_errors=True)
-    times: dict[str, tuple[float, float]] = {}
-    cpu = cpu_s(pids)
-
-    def took(key: str, seconds: float) -> None:
-        nonlocal cpu
-        used, cpu = cpu, cpu_s(pids)
-        times[key] = (seconds, cpu - used)
-
-    took("plain", await plain(backend.endpoint, base_url, sets["b"], c))
-    cpu = cpu_s(pids)
-    took("protocol", await protocol(backend.endpoint, base_url, sets["c"], c))
+    timers = {key: Timer(pids) for key in LABELS}
+    await plain(backend.endpoint, base_url, sets["b"], c, timers["plain"])
+    await protocol(backend.endpoint, base_url, sets["c"], c, timers["protocol"])
     urls = [f"{base_url}/{name}" for name in sets["a"]]
-    cpu = cpu_s(pids)
-    seconds, stats = await direct(backend.endpoint, urls, c)
-    took("direct", seconds)
+    stats = await direct(backend.endpoint, urls, c, timers["direct"])
     assert stats.uploaded == stats.thumbs == len(urls), stats
-    seconds, stats = await direct(backend.endpoint, urls, c)
-    took("recrawl", seconds)
+    stats = await direct(backend.endpoint, urls, c, timers["recrawl"])
     assert stats.already_stored == len(urls), stats
     for key, make in (("thumb", make_thumbnail), ("thumb_before", previous_thumbnail)):
-        start = time.perf_counter()
+        timers[key].start()
         for data in sets["a"].values():
             make(data, 256)
-        took(key, time.perf_counter() - start)
-    return times
+        timers[key].stop()
+    return {key: (timer.seconds, timer.cpu) for key, timer in timers.items()}
 
 
 def previous_thumbnail(data: bytes, side: int) -> bytes:
@@ -326,7 +333,7 @@ async def run(args: argparse.Namespace) -> None:
             wait_for_port(port)
             backend.start()
             base_url = f"http://127.0.0.1:{port}"
-            await protocol(backend.endpoint, base_url, warm, c)  # warm up, untimed
+            await protocol(backend.endpoint, base_url, warm, c, Timer([]))  # warm-up
             pids = [server.pid, backend.pid]
             rounds = [await one_round(backend, base_url, sets, c, pids) for _ in range(args.repeat)]
             idle, peak, crawled, crawl_s = await crawl_rss(root, backend)
