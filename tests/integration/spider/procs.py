@@ -147,7 +147,7 @@ class Backend(Proc):
 
     def start(self) -> Backend:
         super().start()
-        wait_for_port(self.port, timeout_s=30)
+        wait_for_port(self.port)
         return self
 
     def media_path(self, key: str) -> Path:
