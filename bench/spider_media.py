@@ -7,7 +7,9 @@ storage of a real ``rk serve-backend`` process. The baseline, in the same run an
 same concurrency, is a plain httpx loop that GETs each image of a second, same-sized set
 and PUTs it to an upload URL fetched beforehand (nothing else). A re-crawl of the first
 set (the backend answers ``exists``: nothing PUT) and the thumbnail work alone are shown
-too, since they decide what a re-crawl costs.
+too, since they decide what a re-crawl costs. Each path also shows the CPU seconds it took
+in all three processes (this one, the backend, the image server): on shared cores the wall
+ratio cannot beat the CPU ratio for long.
 
 Part 2, memory: peak RSS (``VmHWM``) of ``rk spider serve -w 4 -m 5`` crawling every
 designer of the local Vogue-like site (runway-sized photos), against the same process
@@ -23,11 +25,13 @@ import argparse
 import asyncio
 import io
 import math
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -39,7 +43,7 @@ from rk.core.config import MediaSettings, Settings, SpiderSettings
 from rk.core.http import polite_client
 from rk.core.keys import content_key, sha1_hex
 from rk.core.media_upload import MediaUploader, UploadStats
-from rk.core.thumbs import make_thumbnail
+from rk.core.thumbs import JPEG_QUALITY, make_thumbnail
 from rk.core.wire import ImageRef, Look, ShowIngest, UploadUrl, UploadUrlRequest
 from tests.integration.spider.photos import photo_bytes, serve_photo_site
 from tests.integration.spider.procs import Backend, Proc, spider, spider_config
@@ -50,18 +54,44 @@ MB = 1e6
 
 
 class Row:
-    """One measured path: images moved, bytes, seconds."""
+    """One measured path: images moved, bytes, seconds, CPU seconds of all processes."""
 
-    def __init__(self, label: str, images: int, size: int, seconds: float) -> None:
+    def __init__(self, label: str, images: int, size: int, seconds: float, cpu: float) -> None:
         self.label, self.images, self.size, self.seconds = label, images, size, seconds
+        self.cpu = cpu
 
     def line(self, base: Row) -> str:
         rate = self.images / self.seconds
         ratio = rate / (base.images / base.seconds)
         return (
             f"{self.label:40} {self.images:6d} {self.size / MB:7.1f} {self.seconds:7.2f} "
-            f"{rate:7.1f} {self.size / MB / self.seconds:7.1f} {ratio:6.2f}x"
+            f"{rate:7.1f} {self.size / MB / self.seconds:7.1f} {ratio:6.2f}x "
+            f"{self.cpu:6.2f} {base.cpu / self.cpu:6.2f}x"
         )
+
+
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds used so far by this process (all threads) and ``pids``."""
+    ticks = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return time.process_time() + ticks / os.sysconf("SC_CLK_TCK")
+
+
+class Timer:
+    """Wall and CPU seconds (this process and ``pids``) of one timed region."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.seconds = self.cpu = 0.0
+
+    def start(self) -> None:
+        self.seconds, self.cpu = time.perf_counter(), cpu_s(self.pids)
+
+    def stop(self) -> tuple[float, float]:
+        self.seconds, self.cpu = time.perf_counter() - self.seconds, cpu_s(self.pids) - self.cpu
+        return self.seconds, self.cpu
 
 
 def write_set(root: Path, prefix: str, count: int, size: tuple[int, int]) -> dict[str, bytes]:
@@ -89,7 +119,7 @@ def spider_settings(concurrency: int) -> Settings:
     )
 
 
-async def direct(endpoint: str, urls: list[str], concurrency: int) -> tuple[float, UploadStats]:
+async def direct(endpoint: str, urls: list[str], concurrency: int, timer: Timer) -> UploadStats:
     """rk's direct-upload path over one show holding every image."""
     settings = spider_settings(concurrency)
     looks = [Look(number=n, image=ImageRef(url=url)) for n, url in enumerate(urls, start=1)]
@@ -98,12 +128,15 @@ async def direct(endpoint: str, urls: list[str], concurrency: int) -> tuple[floa
     )
     async with BackendClient(endpoint, SECRET) as client, polite_client(settings.spider) as http:
         uploader = MediaUploader(client, http, settings)
-        start = time.perf_counter()
+        timer.start()
         _, stats = await uploader.upload_show(show, "runway")
-        return time.perf_counter() - start, stats
+        timer.stop()
+        return stats
 
 
-async def plain(endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int) -> float:
+async def plain(
+    endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int, timer: Timer
+) -> None:
     """GET each image and PUT it to an upload URL asked for beforehand (not timed)."""
     uploads: dict[str, UploadUrl] = {}
     async with BackendClient(endpoint, SECRET) as client:
@@ -122,14 +155,14 @@ async def plain(endpoint: str, base_url: str, images: dict[str, bytes], concurre
                 put = await http.put(target.url, content=response.content, headers=target.headers)
                 put.raise_for_status()
 
-        start = time.perf_counter()
+        timer.start()
         await asyncio.gather(*(one(name) for name in images))
-        return time.perf_counter() - start
+        timer.stop()
 
 
 async def protocol(
-    endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int
-) -> float:
+    endpoint: str, base_url: str, images: dict[str, bytes], concurrency: int, timer: Timer
+) -> None:
     """rk's upload protocol without the thumbnail: GET + sha1 each image, one ``upload-urls``
     for the lot, PUT each, with rk's client."""
     settings = spider_settings(concurrency)
@@ -146,7 +179,7 @@ async def protocol(
             async with gate:
                 await client.put_object(upload, data)
 
-        start = time.perf_counter()
+        timer.start()
         bodies = await asyncio.gather(*(get(name) for name in images))
         requests = []
         for data in bodies:
@@ -156,7 +189,7 @@ async def protocol(
             )
         grants = await client.upload_urls(requests)
         await asyncio.gather(*(put(g, d) for g, d in zip(grants, bodies, strict=True)))
-        return time.perf_counter() - start
+        timer.stop()
 
 
 def vm_hwm_mb(pid: int) -> float:
@@ -197,26 +230,25 @@ async def crawl_rss(root: Path, backend: Backend) -> tuple[float, float, int, fl
 
 
 async def one_round(
-    backend: Backend, base_url: str, sets: dict[str, dict[str, bytes]], c: int
-) -> dict[str, float]:
-    """Seconds of every path once, on empty storage (each path has its own image set)."""
+    backend: Backend, base_url: str, sets: dict[str, dict[str, bytes]], c: int, pids: list[int]
+) -> dict[str, tuple[float, float]]:
+    """(seconds, CPU seconds) of every path once, on empty storage (each path has its own
+    image set)."""
     shutil.rmtree(backend.data_dir / "media", ignore_errors=True)
-    times = {"plain": await plain(backend.endpoint, base_url, sets["b"], c)}
-    times["protocol"] = await protocol(backend.endpoint, base_url, sets["c"], c)
+    timers = {key: Timer(pids) for key in LABELS}
+    await plain(backend.endpoint, base_url, sets["b"], c, timers["plain"])
+    await protocol(backend.endpoint, base_url, sets["c"], c, timers["protocol"])
     urls = [f"{base_url}/{name}" for name in sets["a"]]
-    times["direct"], stats = await direct(backend.endpoint, urls, c)
+    stats = await direct(backend.endpoint, urls, c, timers["direct"])
     assert stats.uploaded == stats.thumbs == len(urls), stats
-    times["recrawl"], stats = await direct(backend.endpoint, urls, c)
+    stats = await direct(backend.endpoint, urls, c, timers["recrawl"])
     assert stats.already_stored == len(urls), stats
-    start = time.perf_counter()
-    for data in sets["a"].values():
-        make_thumbnail(data, 256)
-    times["thumb"] = time.perf_counter() - start
-    start = time.perf_counter()
-    for data in sets["a"].values():
-        previous_thumbnail(data, 256)
-    times["thumb_before"] = time.perf_counter() - start
-    return times
+    for key, make in (("thumb", make_thumbnail), ("thumb_before", previous_thumbnail)):
+        timers[key].start()
+        for data in sets["a"].values():
+            make(data, 256)
+        timers[key].stop()
+    return {key: (timer.seconds, timer.cpu) for key, timer in timers.items()}
 
 
 def previous_thumbnail(data: bytes, side: int) -> bytes:
@@ -231,21 +263,43 @@ def previous_thumbnail(data: bytes, side: int) -> bytes:
     return out.getvalue()
 
 
-def psnr_vs_previous(images: list[bytes]) -> tuple[float, float]:
-    """(mean, worst) PSNR in dB of rk's thumbnails against the previous recipe's."""
+def full_decode(data: bytes, side: int = 256) -> Image.Image:
+    """The reference a shrunk decode approximates: the full image, Lanczos, not re-encoded."""
+    with Image.open(io.BytesIO(data)) as img:
+        scale = side / min(img.size)
+        size = (round(img.width * scale), round(img.height * scale))
+        return img.convert("RGB").resize(size, Image.Resampling.LANCZOS)
+
+
+def jpeg_of(img: Image.Image) -> bytes:
+    """``img`` written as rk writes thumbnails."""
+    out = io.BytesIO()
+    img.save(out, "JPEG", quality=JPEG_QUALITY)
+    return out.getvalue()
+
+
+def psnr(
+    images: list[bytes],
+    reference: Callable[[bytes], Image.Image],
+    make: Callable[[bytes], bytes | None] = lambda data: make_thumbnail(data, 256),
+) -> tuple[float, float]:
+    """(mean, worst) PSNR in dB of rk's thumbnails (or ``make``'s) against ``reference(data)``."""
     values = []
     for data in images:
-        made = make_thumbnail(data, 256)
+        made = make(data)
         assert made is not None
-        with (
-            Image.open(io.BytesIO(made)) as a,
-            Image.open(io.BytesIO(previous_thumbnail(data, 256))) as b,
-        ):
+        with Image.open(io.BytesIO(made)) as a:
+            b = reference(data)
             assert a.size == b.size, (a.size, b.size)
             x = np.asarray(a.convert("RGB"), dtype=np.float64)
             y = np.asarray(b.convert("RGB"), dtype=np.float64)
         values.append(10 * math.log10(255**2 / max(float(((x - y) ** 2).mean()), 1e-12)))
     return sum(values) / len(values), min(values)
+
+
+def previous(data: bytes) -> Image.Image:
+    """The previous recipe's thumbnail, decoded."""
+    return Image.open(io.BytesIO(previous_thumbnail(data, 256)))
 
 
 LABELS = {
@@ -279,15 +333,22 @@ async def run(args: argparse.Namespace) -> None:
             wait_for_port(port)
             backend.start()
             base_url = f"http://127.0.0.1:{port}"
-            await protocol(backend.endpoint, base_url, warm, c)  # warm up, untimed
-            rounds = [await one_round(backend, base_url, sets, c) for _ in range(args.repeat)]
+            await protocol(backend.endpoint, base_url, warm, c, Timer([]))  # warm-up
+            pids = [server.pid, backend.pid]
+            rounds = [await one_round(backend, base_url, sets, c, pids) for _ in range(args.repeat)]
             idle, peak, crawled, crawl_s = await crawl_rss(root, backend)
         finally:
             backend.stop()
             server.terminate()
             server.wait()
     rows = [
-        Row(label, args.images, sum(map(len, sets[which].values())), min(r[key] for r in rounds))
+        Row(
+            label,
+            args.images,
+            sum(map(len, sets[which].values())),
+            min(r[key][0] for r in rounds),
+            min(r[key][1] for r in rounds),
+        )
         for key, (label, which) in LABELS.items()
     ]
     size = rows[0].size
@@ -296,11 +357,19 @@ async def run(args: argparse.Namespace) -> None:
         f"concurrency {c}, file:// storage behind rk serve-backend (SQLite), "
         f"best of {args.repeat}"
     )
-    print(f"{'path':40} {'images':>6} {'MB':>7} {'s':>7} {'img/s':>7} {'MB/s':>7} {'ratio':>7}")
+    print(
+        f"{'path':40} {'images':>6} {'MB':>7} {'s':>7} {'img/s':>7} {'MB/s':>7} {'ratio':>7} "
+        f"{'CPU s':>6} {'ratio':>7}"
+    )
     for row in rows:
         print(row.line(rows[0]))
-    mean, worst = psnr_vs_previous(list(sets["a"].values()))
-    print(f"thumbnails vs the previous recipe's: PSNR mean {mean:.1f} dB, worst {worst:.1f} dB")
+    images = list(sets["a"].values())
+    for name, reference in (("the previous recipe's", previous), ("a full decode", full_decode)):
+        mean, worst = psnr(images, reference)
+        print(f"thumbnails vs {name}: PSNR mean {mean:.1f} dB, worst {worst:.1f} dB")
+    mean, worst = psnr(images, full_decode, make=lambda data: jpeg_of(full_decode(data)))
+    floor = f"  floor, a full decode's own q{JPEG_QUALITY} JPEG vs itself"
+    print(f"{floor}: PSNR mean {mean:.1f} dB, worst {worst:.1f} dB")
     print()
     print(f"rk spider serve -w 4 -m 5: {crawled} photos of 1280x1920 crawled in {crawl_s:.1f} s")
     print(f"{'process':40} {'VmHWM MB':>9}")

@@ -87,13 +87,13 @@ class EmbedSettings(Section):
 class VectorSettings(Section):
     """Where vectors are searched: ``index`` is ``auto`` (pgvector on PostgreSQL when the
     extension is there, else exact), or a registered index name. ``build_memory_mb`` is the
-    ``maintenance_work_mem`` of an HNSW build (the graph of 1M × 512-d needs about 3 GB to
-    be built in memory; less still works, slower)."""
+    ``maintenance_work_mem`` of an HNSW build; 0 sizes it to the table so the graph is built
+    in memory (1M × 512-d: about 6 GiB asked, 8 GiB at most; less still works, slower)."""
 
     index: str = "auto"
     ef_search: int = 200
     reindex_batch: int = 2000
-    build_memory_mb: int = 1024
+    build_memory_mb: int = 0
 
 
 class SpiderSettings(Section):

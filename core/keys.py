@@ -16,8 +16,26 @@ THUMB_KEY = re.compile(r"^thumb/([0-9a-f]{40})\.jpg\Z")
 r"""``\Z``, not ``$``: ``$`` also matches before a trailing newline (``…jpg\n``)."""
 
 
+class Hashed(bytes):
+    """Bytes that carry their SHA-1, computed once when made: ``sha1_hex`` reads it back.
+
+    An ingest hashes a body to name its key and the storage hashes it again to check the
+    key; the bytes are immutable, so the first hash can answer the second.
+    """
+
+    sha1: str
+
+    def __new__(cls, data: bytes) -> Hashed:
+        """``data``'s bytes and their SHA-1."""
+        made = super().__new__(cls, data)
+        made.sha1 = hashlib.sha1(data).hexdigest()
+        return made
+
+
 def sha1_hex(data: bytes) -> str:
-    """The lowercase hex SHA-1 of ``data``."""
+    """The lowercase hex SHA-1 of ``data`` (read from ``Hashed`` bytes, not recomputed)."""
+    if type(data) is Hashed:
+        return data.sha1
     return hashlib.sha1(data).hexdigest()
 
 

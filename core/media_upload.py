@@ -256,22 +256,25 @@ class MediaUploader:
 
     async def _store(self, item: _Fetched, grant: Grant) -> _Made | _Result:
         """PUT a new original once its thumbnail is made; bytes that do not decode are never
-        stored. ``exists``: nothing to do."""
-        async with self._gate:
-            try:
-                if isinstance(grant, BackendError):
-                    raise _Skip("fell_back", str(grant))
-                if grant.exists:
-                    return _Result(ref=item.ref, outcome="uploaded", existed=True)
-                thumb = await thumbnail(item.data, self.media.thumb_size)
-                if thumb is None:
-                    raise _Skip("failed", "does not decode as an image")
-                try:
-                    await self.client.put_object(grant, item.data)
-                except BackendError as exc:
-                    raise _Skip("fell_back", str(exc)) from None
-            except _Skip as skip:
-                return _skipped(item.ref.url, skip)
+        stored. ``exists``: nothing to do.
+
+        The thumbnail pool bounds the decoding; no upload slot is held meanwhile, so other
+        images' PUTs go out while thumbnails are made.
+        """
+        try:
+            if isinstance(grant, BackendError):
+                raise _Skip("fell_back", str(grant))
+            if grant.exists:
+                return _Result(ref=item.ref, outcome="uploaded", existed=True)
+            thumb = await thumbnail(item.data, self.media.thumb_size)
+            if thumb is None:
+                raise _Skip("failed", "does not decode as an image")
+            async with self._gate:
+                await self.client.put_object(grant, item.data)
+        except BackendError as exc:
+            return _skipped(item.ref.url, _Skip("fell_back", str(exc)))
+        except _Skip as skip:
+            return _skipped(item.ref.url, skip)
         request = UploadUrlRequest(
             key=thumb_key(item.request.sha1),
             size=len(thumb),

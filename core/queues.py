@@ -91,7 +91,8 @@ class QueueBackend(Protocol):
         """Claim up to ``limit`` jobs at once, as ``limit`` calls of ``claim`` in a row would.
 
         One statement (or one transaction) for all of them: the engine claims for every
-        worker waiting at that moment in one round trip. The jobs come in claim order.
+        worker waiting at that moment, and a few ahead of them, in one round trip. The jobs
+        come in claim order.
         """
         ...
 

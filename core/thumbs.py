@@ -4,9 +4,11 @@ A thumbnail is a JPEG whose shortest side is ``shortest_side`` pixels (never ups
 upright (EXIF orientation applied) and RGB (CMYK converted, transparency flattened onto
 white). JPEG originals are decoded in draft mode, at the smallest DCT scale that is still
 at least the target size (1280×1920 → 320×480 for 256), so the decoder never builds the
-full-size image; the last small step is bicubic and the JPEG is written without a second
-Huffman pass. ``bench/spider_media.py`` reports the time and the PSNR against the previous
-recipe (Lanczos, optimized Huffman tables): ~27 % less CPU at ~39 dB.
+full-size image; the last small step is bicubic, sized from the full image (DCT scaling
+rounds up: 1999×513 decodes as 1000×257) so the thumbnail has the size a full decode gives,
+and the JPEG is written without a second Huffman pass. Orientation turns the small image.
+``bench/spider_media.py`` reports the time and the PSNR against the previous recipe
+(Lanczos, optimized Huffman tables): ~27 % less CPU at ~39 dB.
 
 ``thumbnail`` runs the work in a pool of one thread per core (Pillow releases the GIL while
 decoding, resizing and encoding), so an event loop never waits on it and a burst of images
@@ -25,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from functools import cache
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import ExifTags, Image, UnidentifiedImageError
 
 JPEG_QUALITY = 85
 BACKGROUND = (255, 255, 255)
@@ -34,6 +36,16 @@ MAX_PIXELS = 40_000_000
 
 A 657 KB PNG can claim 13000×13000 RGBA pixels (676 MB decoded); sizes are read from the
 header and checked before any pixel is decoded."""
+ORIENTATIONS = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+"""EXIF orientation → the turn that makes the image upright (as ``ImageOps.exif_transpose``)."""
 BIG_PIXELS = 4_000_000
 """Decodes above this size (a large original, not a runway photo) take a ``BIG_DECODES`` slot."""
 BIG_DECODES = threading.BoundedSemaphore(2)
@@ -48,14 +60,17 @@ def pixel_problem(width: int, height: int, max_pixels: int = MAX_PIXELS) -> str 
     return f"too many pixels ({width}×{height}; at most {max_pixels / 1e6:g} Mpx)"
 
 
-def _draft(img: Image.Image, shortest_side: int) -> None:
-    """Let the JPEG decoder scale down by 1/2, 1/4 or 1/8 while staying above the target."""
+def _draft(img: Image.Image, shortest_side: int) -> tuple[float, float, float, float] | None:
+    """Let the JPEG decoder scale down by 1/2, 1/4 or 1/8 while staying above the target;
+    the box the full image covers in the scaled one (None when not scaled)."""
     if img.format != "JPEG":
-        return
+        return None
     width, height = img.size
     scale = shortest_side / min(width, height)
-    if scale < 1:
-        img.draft(img.mode, (math.ceil(width * scale), math.ceil(height * scale)))
+    if scale >= 1:
+        return None
+    drafted = img.draft(img.mode, (math.ceil(width * scale), math.ceil(height * scale)))
+    return drafted[1] if drafted else None
 
 
 def _flatten(img: Image.Image) -> Image.Image:
@@ -72,14 +87,33 @@ def _flatten(img: Image.Image) -> Image.Image:
     return img if img.mode == "RGB" else img.convert("RGB")
 
 
-def _shrink(original: Image.Image, shortest_side: int) -> bytes:
-    """Decode, orient, flatten and resize ``original``; the thumbnail's JPEG bytes."""
-    img = _flatten(ImageOps.exif_transpose(original))
-    width, height = img.size
-    if min(width, height) > shortest_side:
-        scale = shortest_side / min(width, height)
-        size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        img = img.resize(size, Image.Resampling.BICUBIC, reducing_gap=3.0)
+def _target(size: tuple[int, int], shortest_side: int) -> tuple[int, int]:
+    """The thumbnail's size for a full image of ``size``: never upscaled."""
+    width, height = size
+    if min(width, height) <= shortest_side:
+        return size
+    scale = shortest_side / min(width, height)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def _shrink(
+    original: Image.Image,
+    size: tuple[int, int],
+    box: tuple[float, float, float, float] | None,
+) -> bytes:
+    """Flatten and resize the (draft-decoded) image to ``size``, then orient it; JPEG bytes.
+
+    The size comes from the full image and ``box`` is where that image lies in the scaled
+    one (DCT scaling rounds up), so a shrunk decode gives the size a full decode would.
+    Orienting last turns the small image, not the decoded one.
+    """
+    orientation = original.getexif().get(ExifTags.Base.Orientation, 1)
+    img = _flatten(original)
+    if img.size != size or (box is not None and box[2:] != size):
+        img = img.resize(size, Image.Resampling.BICUBIC, box=box, reducing_gap=3.0)
+    method = ORIENTATIONS.get(orientation)
+    if method is not None:
+        img = img.transpose(method)
     out = io.BytesIO()
     img.save(out, "JPEG", quality=JPEG_QUALITY)
     return out.getvalue()
@@ -91,12 +125,13 @@ def make_thumbnail(data: bytes, shortest_side: int, max_pixels: int = MAX_PIXELS
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as original:
-                _draft(original, shortest_side)
+                size = _target(original.size, shortest_side)
+                box = _draft(original, shortest_side)
                 if pixel_problem(*original.size, max_pixels):
                     return None
                 big = original.size[0] * original.size[1] > BIG_PIXELS
                 with BIG_DECODES if big else nullcontext():
-                    return _shrink(original, shortest_side)
+                    return _shrink(original, size, box)
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         return None
 

@@ -102,7 +102,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         context = StorageContext(backend_url=backend_url(settings), secret=state.secrets.media)
         state.storage = open_storage(settings.storage_url, context, pm)
         log.info("storage: %s", storage_label(settings.storage_url))
-        state.queue = JobQueue.on(db, settings.queues, pm)
+        state.queue = JobQueue.on(db, settings.queues, pm, prefetch=settings.server.workers)
         stack.push_async_callback(state.queue.close)
         state.intake = ShowIntake(state.queue, state.brand_ids, source_kinds(pm))
         state.crawl_tasks = CrawlTasks.on(db, settings.queues)

@@ -2,8 +2,9 @@
 
 A public page costs several queries and a template render; most requests ask for a page
 nothing has changed since. Each request reads the counters (``services.public_changes``,
-moved by database triggers whatever process or tool writes), and an answer rendered under
-the same counters is sent again as it was — same bytes, same ETag. A publish, unpublish,
+moved by database triggers whatever process or tool writes, and for neighbour lists once
+per transaction by their writers), and an answer rendered under the same counters is sent
+again as it was — same bytes, same ETag. A publish, unpublish,
 edit or new neighbour list moves a counter, so the next request renders afresh: nothing is
 served stale, across any number of backend processes. The cache is a bounded LRU.
 ``serve_cached`` sends a still-valid answer to a plain GET before the handler runs.

@@ -5,9 +5,11 @@ lease (``renew``) every third of that, so a job is claimed again only once its w
 stopped renewing (it died), however long the job runs.
 
 Workers sharing a queue claim and complete together: the claims of every worker waiting at
-one moment are one ``claim_many`` round trip (up to ``CLAIM_BATCH`` jobs, so the batch
-follows the queue's depth and the demand, and no job is ever claimed before a worker is
-there to run it), and plain completions likewise one ``complete_many``. A completion inside
+one moment are one ``claim_many`` round trip (up to ``CLAIM_BATCH`` jobs), and plain
+completions likewise one ``complete_many``. A queue made with ``prefetch`` (the server's:
+one per worker) claims up to that many jobs ahead while the queue is deep, and hands them to
+its next free workers without a round trip (``prefetch.py``: shared, fresh, given back when
+not started within a third of the lease, or on ``close``). A completion inside
 a transaction (a job's effects with it, ``Claim.commit``) runs in that transaction.
 Backends (``postgres.py``, ``sqlite.py``) only run SQL; every decision and every timeout is
 here, taken from ``QueueSettings`` so tests can shrink them. Times are unix seconds from an
@@ -28,6 +30,7 @@ import pluggy
 from rk.core.config import QueueSettings
 from rk.core.queues import Job, QueueBackend, SignedJob, get_queue_backend
 from rk.server.db.database import Database, open_database
+from rk.server.queues.prefetch import Prefetch
 from rk.server.queues.signed_batches import SignedBatches
 
 log = logging.getLogger(__name__)
@@ -60,6 +63,7 @@ class JobQueue:
         *,
         db: Database,
         owns_db: bool = False,
+        prefetch: int = 0,
     ) -> None:
         self.backend = backend
         self.settings = settings
@@ -75,6 +79,8 @@ class JobQueue:
         self._claiming: asyncio.Task[None] | None = None
         self._completions: list[tuple[Job, str, str, asyncio.Future[bool]]] = []
         self._completing: asyncio.Task[None] | None = None
+        self.prefetched = Prefetch(prefetch)
+        self._expiring: asyncio.Task[None] | None = None
         self._signed = SignedBatches(backend, clock)
 
     @classmethod
@@ -84,9 +90,15 @@ class JobQueue:
         settings: QueueSettings,
         pm: pluggy.PluginManager | None = None,
         clock: Callable[[], int] = wall_clock,
+        *,
+        prefetch: int = 0,
     ) -> JobQueue:
-        """A queue over the process's database, on the backend registered for its engine."""
-        return cls(get_queue_backend(db.dsn, pm)(db), settings, clock, db=db)
+        """A queue over the process's database, on the backend registered for its engine.
+
+        ``prefetch``: how many jobs it may claim ahead of its workers (one per worker).
+        """
+        backend = get_queue_backend(db.dsn, pm)(db)
+        return cls(backend, settings, clock, db=db, prefetch=prefetch)
 
     @classmethod
     async def open(
@@ -95,10 +107,13 @@ class JobQueue:
         settings: QueueSettings,
         pm: pluggy.PluginManager | None = None,
         clock: Callable[[], int] = wall_clock,
+        *,
+        prefetch: int = 0,
     ) -> JobQueue:
         """A queue with a database of its own (tools and tests); ``close`` closes both."""
         db = await open_database(dsn, pool_size=2, readers=1)
-        return cls(get_queue_backend(dsn, pm)(db), settings, clock, db=db, owns_db=True)
+        backend = get_queue_backend(dsn, pm)(db)
+        return cls(backend, settings, clock, db=db, owns_db=True, prefetch=prefetch)
 
     async def watch(self) -> bool:
         """Pulse ``enqueued`` on every new job the backend hears of; False if it cannot."""
@@ -147,7 +162,8 @@ class JobQueue:
         """Take the oldest due job (pending, or processing with its lease run out), or None.
 
         A stuck job that has used every attempt is never claimed again: it is marked failed
-        ("worker lost") here, at most once per clock second per queue.
+        ("worker lost") here, at most once per clock second per queue. A job this process
+        claimed ahead (``prefetch``) and still fresh is handed out first, with no round trip.
         """
         now = self.clock()
         stuck_before = now - self.settings.ingest_stuck_s
@@ -155,41 +171,75 @@ class JobQueue:
         if self._reaped_at != now:
             self._reaped_at = now
             await self._fail_lost(now, stuck_before, max_attempts)
+            await self._give_back_stale(now)
+        ahead = self.prefetched.take(now, self.renew_every_s)
+        if ahead is not None:
+            if self.prefetched.want(0, CLAIM_BATCH):  # half used: refill while they work
+                self._claim_soon()
+            return ahead
         wanted: asyncio.Future[Job | None] = asyncio.get_running_loop().create_future()
         self._claimers.append(wanted)
-        if self._claiming is None:
-            self._claiming = asyncio.create_task(self._claim_batches(), name="rk-queue-claims")
+        self._claim_soon()
         return await wanted
 
+    def _claim_soon(self) -> None:
+        if self._claiming is None:
+            self._claiming = asyncio.create_task(self._claim_batches(), name="rk-queue-claims")
+
     async def _claim_batches(self) -> None:
-        """Claim for the waiting workers, a round trip at a time, until none waits."""
+        """Claim for the waiting workers (and ahead), a round trip at a time, until none waits."""
         try:
-            while self._claimers:
+            while True:
                 waiting = [w for w in self._claimers[:CLAIM_BATCH] if not w.done()]
                 del self._claimers[:CLAIM_BATCH]
-                if not waiting:
-                    continue
                 now = self.clock()
+                while waiting and (ahead := self.prefetched.take(now, self.renew_every_s)):
+                    waiting.pop(0).set_result(ahead)
+                want = self.prefetched.want(len(waiting), CLAIM_BATCH)
+                if not want:
+                    if self._claimers:
+                        continue
+                    return
                 try:
                     jobs = await self.backend.claim_many(
                         now,
                         now - self.settings.ingest_stuck_s,
                         self.settings.ingest_max_attempts,
-                        len(waiting),
+                        want,
                     )
                 except Exception as exc:
+                    self.prefetched.claimed(len(waiting), want, 0)  # no refill until it works
                     for w in waiting:
                         if not w.done():
                             w.set_exception(exc)
                     continue
+                self.prefetched.claimed(len(waiting), want, len(jobs))
                 for n, w in enumerate(waiting):
-                    job = jobs[n] if n < len(jobs) else None
                     if not w.done():
-                        w.set_result(job)
-                    elif job is not None:  # its worker was cancelled meanwhile
-                        await self._release_quietly(job)
+                        w.set_result(jobs[n] if n < len(jobs) else None)
+                    elif n < len(jobs):  # its worker was cancelled meanwhile
+                        await self._release_quietly(jobs[n])
+                for job in jobs[len(waiting) :]:
+                    self.prefetched.put(job, now)
+                if len(self.prefetched) and self._expiring is None:
+                    self._expiring = asyncio.create_task(
+                        self._expire_prefetched(), name="rk-queue-prefetch"
+                    )
         finally:
             self._claiming = None
+
+    async def _expire_prefetched(self) -> None:
+        """Give back jobs claimed ahead that no worker started while fresh (all were busy)."""
+        try:
+            while len(self.prefetched):
+                await asyncio.sleep(self.renew_every_s)
+                await self._give_back_stale(self.clock())
+        finally:
+            self._expiring = None
+
+    async def _give_back_stale(self, now: int) -> None:
+        stale = self.prefetched.stale(now, self.renew_every_s)
+        await asyncio.gather(*(self._release_quietly(job) for job in stale))
 
     async def _release_quietly(self, job: Job) -> None:
         try:
@@ -268,13 +318,23 @@ class JobQueue:
         """Hand the job back on shutdown: pending again, this attempt not counted."""
         return await self.backend.release(job, self.clock())
 
-    async def close(self) -> None:
-        """Close the backend, and the database when the queue opened it."""
+    async def settled(self) -> None:
+        """Wait until no claim or completion round trip is in flight (claims ahead included)."""
         for task in (self._claiming, self._completing):
             if task is not None:
                 with contextlib.suppress(Exception):
                     await task
+
+
+    async def close(self) -> None:
+        """Close the backend, and the database when the queue opened it."""
+        await self.settled()
         await self._signed.close()
+        if self._expiring is not None:
+            self._expiring.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._expiring
+        await asyncio.gather(*(self._release_quietly(job) for job in self.prefetched.drain()))
         await self.backend.close()
         if self._owns_db:
             await self.db.close()

@@ -29,7 +29,7 @@ from msgspec import Struct
 
 from rk.core.config import Settings
 from rk.core.faults import fault_point
-from rk.core.keys import Kind
+from rk.core.keys import CONTENT_KEY, Kind, thumb_key
 from rk.core.queues import Job
 from rk.core.storage import Storage
 from rk.core.wire import ImageRef, ShowIngest
@@ -82,6 +82,16 @@ def slots_of(show: ShowIngest) -> list[Slot]:
         for i, ref in enumerate(show.details, start=1)
     ]
     return looks + details
+
+
+def uploaded_keys(slots: list[Slot]) -> list[str]:
+    """The keys the spider says it uploaded, with their thumbnails: claimed in one statement."""
+    keys: list[str] = []
+    for slot in slots:
+        match = CONTENT_KEY.match(slot.ref.key or "")
+        if match:
+            keys += [match.group(0), thumb_key(match.group(2))]
+    return keys
 
 
 def listing(items: list[tuple[Slot, str]]) -> str:
@@ -170,6 +180,7 @@ class IngestService:
         written: Written,
     ) -> JobDone:
         slots = slots_of(show)
+        await written.claim(*uploaded_keys(slots))
         results = await self._store_all(slots, self.kind_of(show), written)
         stored = [(s, r) for s, r in zip(slots, results, strict=True) if isinstance(r, StoredImage)]
         failed = [

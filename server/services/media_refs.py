@@ -13,6 +13,7 @@ delete finishes first and the claiming job finds the object missing and writes i
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import time
 from collections.abc import AsyncIterator, Iterable
@@ -22,6 +23,7 @@ from typing import Any
 from piccolo.querystring import QueryString
 
 from rk.core.storage import Storage
+from rk.server.db.engine import database_of
 from rk.server.db.tables import Image, MediaClaim
 from rk.server.errors import one_line
 from rk.server.services.objects import write_transaction
@@ -34,6 +36,20 @@ LIVE_CLAIM = (
 )
 IMAGE_REF = "SELECT 1 FROM images WHERE (key = {} OR thumb_key = {})"
 LIVE_ARTICLE = " AND article_id IN (SELECT id FROM articles WHERE deleted_at = 0)"
+CLAIM_SQLITE = (
+    "INSERT INTO media_claims (key, job_id, claimed_at)"
+    " SELECT j.value, ?, ? FROM json_each(?) AS j"
+    " WHERE NOT EXISTS (SELECT 1 FROM media_claims AS c WHERE c.job_id = ? AND c.key = j.value)"
+)
+LOCK_PG = (
+    "SELECT pg_advisory_xact_lock(l)"
+    " FROM unnest($1::bigint[]) WITH ORDINALITY AS t(l, n) ORDER BY n"
+)
+CLAIM_PG = (
+    "INSERT INTO media_claims (key, job_id, claimed_at)"
+    " SELECT k, $2, $3 FROM unnest($1::text[]) AS k"
+    " WHERE NOT EXISTS (SELECT 1 FROM media_claims AS c WHERE c.job_id = $2 AND c.key = k)"
+)
 DEAD_CLAIMS = (
     "DELETE FROM media_claims WHERE job_id NOT IN"
     " (SELECT id FROM ingest_jobs WHERE status = 'processing')"
@@ -60,19 +76,22 @@ async def key_lock(keys: Iterable[str]) -> AsyncIterator[None]:
 
 
 async def claim(job_id: int, keys: Iterable[str]) -> None:
-    """Record that job ``job_id`` is about to reference ``keys``."""
-    wanted = list(dict.fromkeys(k for k in keys if k))
+    """Record that job ``job_id`` is about to reference ``keys``: one statement for all of them.
+
+    On PostgreSQL it takes every key's lock first (sorted, as ``key_lock``), in the same
+    transaction; on SQLite the single statement is the writer's, like ``BEGIN IMMEDIATE``.
+    """
+    wanted = sorted({k for k in keys if k})
     if not job_id or not wanted:
         return
+    db = database_of(MediaClaim)
     now = int(time.time())
-    async with key_lock(wanted):
-        have = await MediaClaim.select(MediaClaim.key).where(
-            (MediaClaim.job_id == job_id) & MediaClaim.key.is_in(wanted)
-        )
-        known = {row["key"] for row in have}
-        rows = [MediaClaim(key=k, job_id=job_id, claimed_at=now) for k in wanted if k not in known]
-        if rows:
-            await MediaClaim.insert(*rows)
+    if db.engine == "sqlite":
+        await db.execute(CLAIM_SQLITE, job_id, now, json.dumps(wanted), job_id)
+        return
+    async with db.transaction() as tx:
+        await tx.execute(LOCK_PG, [lock_id(k) for k in wanted])
+        await tx.execute(CLAIM_PG, wanted, job_id, now)
 
 
 async def release(job_id: int) -> None:

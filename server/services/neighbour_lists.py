@@ -8,19 +8,29 @@ similar; ``score`` is the cosine similarity (float32). Vectors are streamed in
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import numpy as np
 from piccolo.querystring import QueryString
 
 from rk.server.db.database import Database, Row
 from rk.server.db.engine import database_of
+from rk.server.db.sqlite_database import SqliteDatabase
 from rk.server.db.tables import ImageEmbedding, ImageNeighbor
 from rk.server.services.neighbours import BLOCK_ROWS, NO_THRESHOLD, Floats, Ids
 from rk.server.services.objects import write_transaction
+from rk.server.services.public_changes import bump_neighbours
+from rk.server.vectors.clock import hold_vector_clock
+
+T = TypeVar("T")
 
 CHUNK = 500
 """Ids per ``IN (…)`` list and rows per bulk insert (well under both engines' limits)."""
@@ -40,14 +50,25 @@ def _engine_sql(db: Database, sql_qmark: str) -> str:
     return sql
 
 
-async def _raw_rows(sql_qmark: str, *args: Any) -> list[Row]:
-    """Rows straight from the driver (``?`` placeholders), indexed by position.
+def _tuples(sql: str, args: tuple[Any, ...], conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    """All rows of ``sql`` as plain tuples (no ``sqlite3.Row`` per row)."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor.execute(sql, args).fetchall()
 
-    The hot reads of a pass (100k thresholds, every stored vector) skip piccolo's one
-    dict per row: numpy takes the columns as they come.
+
+async def _read(sql_qmark: str, args: tuple[Any, ...], shape: Callable[[list[Row]], T]) -> T:
+    """``shape(rows)`` of one read straight from the driver (``?`` placeholders).
+
+    The hot reads of a pass (100k thresholds, every stored vector, the lists that may
+    change) skip piccolo's one dict per row: numpy takes the columns as they come. On
+    SQLite the query and ``shape`` both run on a reader thread, off the event loop, so
+    the next block is read while numpy works on the last one.
     """
     db = database_of(ImageEmbedding)
-    return list(await db.rows(_engine_sql(db, sql_qmark), *args))
+    if isinstance(db, SqliteDatabase) and not db.in_transaction():
+        return await db.on_reader(lambda conn: shape(_tuples(sql_qmark, args, conn)))
+    return shape(list(await db.rows(_engine_sql(db, sql_qmark), *args)))
 
 
 def _marks(count: int) -> str:
@@ -102,31 +123,60 @@ async def next_batch(model: str, limit: int) -> Batch | None:
     return Batch(kind=kind, dim=dim, ids=ids, vectors=vectors, rows=kept)
 
 
+@dataclass(frozen=True)
+class Block:
+    """One read of stored vectors: the kept rows, and where the next read starts."""
+
+    ids: Ids
+    vectors: Floats
+    last: int
+    """The last ``image_id`` read, kept or not (0 when nothing was read)."""
+    full: bool
+    """Whether the read returned all the rows it asked for (more may follow)."""
+
+
+def _block(dim: int, limit: int, rows: list[Row]) -> Block:
+    """Ids and a float32 matrix of ``(image_id, vector)`` rows; odd widths dropped."""
+    width = dim * 4
+    kept = [row for row in rows if len(row[1]) == width]
+    ids = np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept))
+    joined = b"".join([bytes(row[1]) for row in kept])
+    matrix = np.frombuffer(joined, dtype="<f4").reshape(len(kept), dim)
+    last = int(rows[-1][0]) if rows else 0
+    return Block(ids, matrix.astype(np.float32, copy=False), last, len(rows) == limit)
+
+
+def _read_block(model: str, kind: str, dim: int, after: int, limit: int) -> Awaitable[Block]:
+    return _read(
+        "SELECT image_id, vector FROM image_embeddings"
+        " WHERE model = ? AND kind = ? AND image_id > ? ORDER BY image_id LIMIT ?",
+        (model, kind, after, limit),
+        partial(_block, dim, limit),
+    )
+
+
 async def blocks(
     model: str, kind: str, dim: int, block_rows: int = BLOCK_ROWS
 ) -> AsyncIterator[tuple[Ids, Floats]]:
-    """Every stored vector of ``kind`` for ``model``, ``block_rows`` at a time."""
-    after = 0
-    width = dim * 4
-    while True:
-        rows = await _raw_rows(
-            "SELECT image_id, vector FROM image_embeddings"
-            " WHERE model = ? AND kind = ? AND image_id > ? ORDER BY image_id LIMIT ?",
-            model,
-            kind,
-            after,
-            block_rows,
-        )
-        if not rows:
-            return
-        after = int(rows[-1][0])
-        kept = [row for row in rows if len(row[1]) == width]  # odd widths dropped
-        ids = np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept))
-        joined = b"".join([bytes(row[1]) for row in kept])
-        matrix = np.frombuffer(joined, dtype="<f4").reshape(len(kept), dim)
-        yield ids, matrix.astype(np.float32, copy=False)
-        if len(rows) < block_rows:
-            return
+    """Every stored vector of ``kind`` for ``model``, ``block_rows`` at a time.
+
+    The next block is already being read while the caller works on this one.
+    """
+    ahead = asyncio.ensure_future(_read_block(model, kind, dim, 0, block_rows))
+    try:
+        while True:
+            block = await ahead
+            if block.full:
+                ahead = asyncio.ensure_future(_read_block(model, kind, dim, block.last, block_rows))
+            if len(block.ids):
+                yield block.ids, block.vectors
+            if not block.full:
+                return
+    finally:
+        if not ahead.done():
+            ahead.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ahead
 
 
 class Thresholds:
@@ -140,9 +190,14 @@ class Thresholds:
     @classmethod
     async def load(cls, model: str, k: int) -> Thresholds:
         """Read the rank-``k`` entries (lists shorter than ``k`` have none)."""
-        rows = await _raw_rows(
-            "SELECT image_id, score FROM image_neighbors WHERE model = ? AND rank = ?", model, k
+        return await _read(
+            "SELECT image_id, score FROM image_neighbors WHERE model = ? AND rank = ?",
+            (model, k),
+            cls._of_rows,
         )
+
+    @classmethod
+    def _of_rows(cls, rows: list[Row]) -> Thresholds:
         ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
         scores = np.fromiter((row[1] for row in rows), dtype=np.float32, count=len(rows))
         return cls(ids, scores)
@@ -162,14 +217,15 @@ async def load_lists(model: str, owners: list[int]) -> dict[int, list[tuple[int,
     """The stored lists of ``owners``, best first (an owner without one maps to [])."""
     lists: dict[int, list[tuple[int, float]]] = {owner: [] for owner in owners}
     for chunk in _chunks(sorted(owners)):
-        rows = await _rows(
+        rows = await _read(
             "SELECT image_id, neighbor_id, score FROM image_neighbors"
-            f" WHERE model = {{}} AND image_id IN ({_marks(len(chunk))}) ORDER BY image_id, rank",
-            model,
-            *chunk,
+            f" WHERE model = ? AND image_id IN ({', '.join('?' * len(chunk))})"
+            " ORDER BY image_id, rank",
+            (model, *chunk),
+            list,
         )
-        for row in rows:
-            lists[int(row["image_id"])].append((int(row["neighbor_id"]), float(row["score"])))
+        for owner, neighbour, score in rows:
+            lists[owner].append((neighbour, score))
     return lists
 
 
@@ -198,58 +254,80 @@ async def write_lists(
     lists: dict[int, list[tuple[int, float]]],
     previous: dict[int, list[tuple[int, float]]] | None = None,
 ) -> None:
-    """Store these lists, a chunk of owners per transaction.
+    """Inside the caller's transaction: store these lists and move the public counter once.
 
-    With ``previous`` (what is stored now), only the tail from the first changed rank is
-    written: a newcomer entering a list at rank r moves ranks r..K, not 1..r-1. Ranks are
-    upserted in place (a stored rank's row is updated, not deleted and inserted again), so
-    a moved rank touches only the indexes on ``neighbor_id`` and fires one trigger instead
-    of two; ranks past the new list's end are deleted.
+    With ``previous`` (what is stored now for some owners), only the tail from the first
+    changed rank is written: a newcomer entering a list at rank r moves ranks r..K, not
+    1..r-1. Ranks are upserted in place (a stored rank's row is updated, not deleted and
+    inserted again), so a moved rank touches only the indexes on ``neighbor_id``; ranks
+    past the new list's end are deleted, which only a list that got shorter (or whose
+    stored length is not known) can have.
     """
+    if not lists:
+        return
     before = previous or {}
     owners = sorted(lists)
-    for chunk in _chunks(owners):
-        cuts = [(owner, changed_from(before.get(owner, []), lists[owner])) for owner in chunk]
-        rows = [
-            (owner, model, nid, rank, score)
-            for owner, cut in cuts
-            for rank, (nid, score) in enumerate(lists[owner][cut:], start=cut + 1)
-        ]
-        async with write_transaction(ImageNeighbor):
-            await _execute_many(
-                "DELETE FROM image_neighbors WHERE model = ? AND image_id = ? AND rank > ?",
-                [(model, owner, len(lists[owner])) for owner in chunk],
-            )
-            if rows:
-                await _execute_many(
-                    "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
-                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, image_id, rank) DO UPDATE"
-                    " SET neighbor_id = excluded.neighbor_id, score = excluded.score",
-                    rows,
-                )
+    shorter = [
+        (model, owner, len(lists[owner]))
+        for owner in owners
+        if owner not in before or len(lists[owner]) < len(before[owner])
+    ]
+    rows = [
+        (owner, model, nid, rank, score)
+        for owner in owners
+        for cut in [changed_from(before.get(owner, []), lists[owner])]
+        for rank, (nid, score) in enumerate(lists[owner][cut:], start=cut + 1)
+    ]
+    if shorter:
+        await _execute_many(
+            "DELETE FROM image_neighbors WHERE model = ? AND image_id = ? AND rank > ?", shorter
+        )
+    if rows:
+        await _execute_many(
+            "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, image_id, rank) DO UPDATE"
+            " SET neighbor_id = excluded.neighbor_id, score = excluded.score",
+            rows,
+        )
+    await bump_neighbours()
 
 
 async def mark_placed(model: str, rows: list[dict[str, Any]]) -> int:
-    """Set ``neighbours_at`` on these embedding rows unless their vector changed meanwhile."""
+    """Inside the caller's transaction: set ``neighbours_at`` on these embedding rows unless
+    their vector changed meanwhile; how many were set."""
     now = int(time.time())
     placed = 0
-    async with write_transaction(ImageEmbedding):
-        for row in rows:
-            done = await _rows(
-                "UPDATE image_embeddings SET neighbours_at = {}"
-                " WHERE id = {} AND model = {} AND vector = {} RETURNING id",
-                now,
-                int(row["id"]),
-                model,
-                bytes(row["vector"]),
-            )
-            placed += len(done)
+    for row in rows:
+        done = await _rows(
+            "UPDATE image_embeddings SET neighbours_at = {}"
+            " WHERE id = {} AND model = {} AND vector = {} RETURNING id",
+            now,
+            int(row["id"]),
+            model,
+            bytes(row["vector"]),
+        )
+        placed += len(done)
     return placed
 
 
+@asynccontextmanager
+async def place_transaction() -> AsyncIterator[None]:
+    """The one transaction that writes a batch's lists and marks it placed.
+
+    On PostgreSQL it holds the vector clock first, as every vector writer does: a save
+    that drops replaced images from lists and this batch then never wait for each other's
+    rows in opposite orders.
+    """
+    async with write_transaction(ImageNeighbor):
+        await hold_vector_clock(ImageNeighbor._meta.db)
+        yield
+
+
 async def forget_replaced(model: str, image_ids: list[int]) -> None:
-    """Before these images' vectors are replaced: drop them from other lists, and queue
-    the owners of those lists for a full recompute (their scores for them are stale)."""
+    """Inside the save's transaction, before these images' vectors are replaced: drop them
+    from other lists, and queue the owners of those lists for a full recompute (their
+    scores for them are stale); the public counter moves once if any list changed."""
+    dropped = 0
     for chunk in _chunks(sorted(image_ids)):
         marks = _marks(len(chunk))
         await _rows(
@@ -260,8 +338,12 @@ async def forget_replaced(model: str, image_ids: list[int]) -> None:
             model,
             *chunk,
         )
-        await _rows(
-            f"DELETE FROM image_neighbors WHERE model = {{}} AND neighbor_id IN ({marks})",
+        gone = await _rows(
+            f"DELETE FROM image_neighbors WHERE model = {{}} AND neighbor_id IN ({marks})"
+            " RETURNING image_id",
             model,
             *chunk,
         )
+        dropped += len(gone)
+    if dropped:
+        await bump_neighbours()

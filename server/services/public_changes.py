@@ -1,7 +1,8 @@
 """The change counters of the public site (migration 0021): what a cached page is valid for.
 
-Triggers move ``content`` on any change a public page could show and ``neighbours`` on
-any change of a stored neighbour list; reading both is one indexed query.
+Triggers move ``content`` on any change a public page could show; ``neighbours`` moves
+once per transaction that changes stored neighbour lists, by that transaction itself
+(``bump_neighbours``, migration 0043); reading both is one indexed query.
 
 Under load many requests want the counters at once; ``CounterReads`` lets them share
 reads without ever seeing an old value: a request joins the *next* read to start, never
@@ -13,6 +14,7 @@ round trip each, no pool checkout and release per read.
 from __future__ import annotations
 
 import asyncio
+import time
 
 from msgspec import Struct
 
@@ -21,6 +23,9 @@ from rk.server.db.engine import database_of
 from rk.server.db.tables import PublicChange
 
 SQL = "SELECT name, version, changed_at FROM public_changes"
+BUMP_NEIGHBOURS = (
+    "UPDATE public_changes SET version = version + 1, changed_at = {} WHERE name = 'neighbours'"
+)
 
 
 class Changes(Struct, frozen=True, kw_only=True):
@@ -41,6 +46,18 @@ async def read_changes(conn: Connection | None = None) -> Changes:
         neighbours=int(neighbours["version"]) if neighbours else 0,
         changed_at=int(content["changed_at"]) if content else 0,
     )
+
+
+async def bump_neighbours() -> None:
+    """Inside the transaction that changed neighbour lists: move ``neighbours`` once.
+
+    Once per transaction, not per row: a neighbours batch rewrites tens of thousands of
+    ranks, and pages only need to know that some list changed when it commits.
+    """
+    db = database_of(PublicChange)
+    if not db.in_transaction():
+        raise RuntimeError("bump_neighbours must run in the transaction that changed the lists")
+    await db.execute(BUMP_NEIGHBOURS.format(int(time.time())))
 
 
 class CounterReads:

@@ -20,7 +20,7 @@ import msgspec
 from msgspec import Struct
 
 from rk.core.errors import InvalidKey
-from rk.core.keys import Kind, content_key, parse_content_key, sha1_hex, thumb_key
+from rk.core.keys import Hashed, Kind, content_key, parse_content_key, thumb_key
 from rk.core.storage import Storage
 from rk.core.thumbs import pixel_problem, thumbnail
 from rk.core.wire import ImageRef
@@ -58,16 +58,31 @@ class Written:
     """The keys one job wrote (or was about to write) to storage, and its claims.
 
     ``job_id`` (0: no job, nothing claimed) claims every key the job looks at before it
-    looks (``media_refs.claim``), so no other job's rollback deletes it meanwhile.
+    looks (``media_refs.claim``), so no other job's rollback deletes it meanwhile. Claims
+    asked for while one claim statement runs go together into the next one (as a group
+    commit does), so a show's images share a few statements instead of one each.
     """
 
     def __init__(self, job_id: int = 0) -> None:
         self.job_id = job_id
         self.keys: list[str] = []
+        self._claimed: set[str] = set()
+        self._asked: dict[str, None] = {}
+        self._turn = asyncio.Lock()
 
     async def claim(self, *keys: str) -> None:
         """Claim ``keys`` for this job before they are looked at or written."""
-        await claim(self.job_id, keys)
+        new = [k for k in keys if k and k not in self._claimed]
+        if not self.job_id or not new:
+            return
+        self._asked.update(dict.fromkeys(new))
+        async with self._turn:
+            if self._claimed.issuperset(new):
+                return  # the statement that just ran took them with its own
+            batch = [k for k in dict.fromkeys([*self._asked, *new]) if k not in self._claimed]
+            self._asked.clear()
+            await claim(self.job_id, batch)
+            self._claimed.update(batch)
 
     def add(self, key: str) -> None:
         """Record ``key`` before writing it."""
@@ -199,15 +214,15 @@ class ImageStorer:
             fetched = await self.fetcher.fetch(url)
         except FetchError as exc:
             raise ImageFailure(exc.reason, transient=exc.transient) from None
-        data = fetched.data
         try:
-            width, height, mime = probe(data)
+            width, height, mime = probe(fetched.data)
         except ImageFailure as exc:
             if exc.reason != "not an image":
                 raise
             got = fetched.content_type.split(";")[0].strip() or "unknown type"
             raise ImageFailure(f"not an image ({got})") from None
-        sha1 = sha1_hex(data)
+        data = await asyncio.to_thread(Hashed, fetched.data)  # hashed once, off the event loop
+        sha1 = data.sha1
         key = content_key(kind, sha1)
         await written.claim(key, thumb_key(sha1))
 

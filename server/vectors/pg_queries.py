@@ -9,12 +9,22 @@ again with a larger ``ef_search`` by the caller.
 
 from __future__ import annotations
 
+import asyncio
+
+import numpy as np
+
 from rk.core.vector_indexes import Scored
+from rk.server.db.engine import database_of
+from rk.server.db.pg_database import PgDatabase
+from rk.server.db.tables import ImageEmbedding
 from rk.server.vectors.db import engine, rows
 from rk.server.vectors.pg_spaces import Space
 
 MAX_EF_SEARCH = 1000
 """pgvector's upper bound for ``hnsw.ef_search``."""
+PLACE_CONNECTIONS = 4
+"""Placement statements in flight at once, each on a pooled connection (at most the pool's
+size less two, so the rest of the process keeps connections)."""
 PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
 
 
@@ -43,26 +53,43 @@ async def top_published(space: Space, query: str, k: int, ef: int) -> tuple[Scor
 
 
 async def nearest_stored(
-    space: Space, owners: list[int], queries: list[str], candidates: int, ef_search: int
+    space: Space, owners: list[int], vectors: np.ndarray, candidates: int, ef_search: int
 ) -> dict[int, Scored]:
     """For each owner image (with its query vector), the ``candidates`` nearest stored
-    images of the space, any status, itself excluded; one statement for the batch."""
+    images of the space, any status, itself excluded.
+
+    One HNSW statement per vector, ``PLACE_CONNECTIONS`` in flight on pooled connections of
+    their own: a batch in one statement ran its scans one after another in one backend
+    (1.8 s for 100 among 100k). Each connection sets ``hnsw.ef_search`` once, in its own
+    transaction; the vector travels in binary as ``real[]``.
+    """
+    db = database_of(ImageEmbedding)
+    if not isinstance(db, PgDatabase):
+        raise TypeError("pgvector spaces live in PostgreSQL")
     ef = min(MAX_EF_SEARCH, max(candidates + 1, ef_search))
-    async with engine().transaction():
-        await rows(f"SET LOCAL hnsw.ef_search = {ef}")
-        found = await rows(
-            "SELECT q.owner, n.image_id, n.d FROM unnest({}::bigint[], {}::text[]) AS q(owner, vec)"
-            " CROSS JOIN LATERAL (SELECT image_id, embedding <=> q.vec::vector AS d"
-            f" FROM {space.table} ORDER BY embedding <=> q.vec::vector LIMIT {{}}) n"
-            " WHERE n.image_id <> q.owner ORDER BY q.owner, n.d, n.image_id",
-            owners,
-            queries,
-            candidates + 1,
-        )
-    out: dict[int, Scored] = {owner: [] for owner in owners}
-    for row in found:
-        out[int(row["owner"])].append((int(row["image_id"]), 1.0 - float(row["d"])))
-    return {owner: scored[:candidates] for owner, scored in out.items()}
+    sql = (
+        f"SELECT image_id, embedding <=> $1::real[]::vector AS d FROM {space.table}"
+        " ORDER BY embedding <=> $1::real[]::vector LIMIT $2"
+    )
+    todo = list(zip(owners, vectors.astype(np.float32).tolist(), strict=True))
+    out: dict[int, Scored] = {}
+
+    async def worker() -> None:
+        async with db.transaction() as tx:
+            await tx.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+            while todo:
+                owner, query = todo.pop()
+                found = await tx.rows(sql, query, candidates + 1)
+                scored = sorted(
+                    (float(row["d"]), int(row["image_id"]))
+                    for row in found
+                    if row["image_id"] != owner
+                )
+                out[owner] = [(image_id, 1.0 - d) for d, image_id in scored[:candidates]]
+
+    workers = max(1, min(PLACE_CONNECTIONS, db.pool_size - 2, len(todo)))
+    await asyncio.gather(*(worker() for _ in range(workers)))
+    return {owner: out[owner] for owner in owners}
 
 
 async def kth_scores(model: str, k: int, owners: list[int]) -> dict[int, float]:

@@ -29,6 +29,7 @@ from rk.server.db.pg_database import PgDatabase
 from rk.server.db.tables import ImageEmbedding
 from rk.server.vectors.clock import hold_vector_clock
 from rk.server.vectors.db import engine, rows
+from rk.server.vectors.pg_copy import stored_matrix, upsert_vectors
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ HNSW_M = 24
 HNSW_EF_CONSTRUCTION = 128
 """Graph degree and build beam: pgvector's defaults (16, 64) reached recall@20 0.70 on
 clustered 512-d vectors here; these reach 0.98 at ``ef_search`` 200 (docs/PITFALLS)."""
+MAX_AUTO_BUILD_MB = 8192
+"""The most build memory taken unasked (a 1M × 512-d graph is about 3 GiB)."""
 MIN_VERSION = (0, 5, 0)
 """HNSW arrived in pgvector 0.5.0."""
 
@@ -259,18 +262,12 @@ async def backfill(
         after = int(batch[-1]["id"])
         stale = [row for row in batch if row["vector"] is not None]
         if stale:
-            await rows(
-                f"INSERT INTO {space.table} (embedding_id, image_id, change_seq, embedding)"
-                " SELECT v.id, v.image_id, v.seq, v.vec::vector"
-                " FROM unnest({}::bigint[], {}::bigint[], {}::bigint[], {}::text[])"
-                " AS v(id, image_id, seq, vec)"
-                f" ON CONFLICT (embedding_id) DO UPDATE SET change_seq = excluded.change_seq,"
-                f" embedding = excluded.embedding WHERE {space.table}.change_seq"
-                " < excluded.change_seq",
+            await upsert_vectors(
+                space.table,
                 [int(row["id"]) for row in stale],
                 [int(row["image_id"]) for row in stale],
                 [int(row["change_seq"]) for row in stale],
-                [bytes_text(bytes(row["vector"])) for row in stale],
+                stored_matrix([bytes(row["vector"]) for row in stale], space.dim),
             )
         done += len(batch)
         if progress is not None:
@@ -282,23 +279,49 @@ async def backfill(
     return done
 
 
+def build_memory_mb(count: int, dim: int, setting: int) -> int:
+    """``maintenance_work_mem`` of a build: ``setting`` when positive, else enough for the
+    HNSW graph of ``count`` vectors to be built in memory (twice an element's vector and
+    level-0 links, at least 64 MiB, at most ``MAX_AUTO_BUILD_MB``).
+
+    A graph that outgrows it is finished on disk, many times slower (1M × 512-d under
+    1 GiB: about 20,000 vectors a minute on 2 cores).
+    """
+    if setting > 0:
+        return setting
+    element = 4 * dim + 8 + 2 * HNSW_M * 16 + 256
+    return max(64, min(MAX_AUTO_BUILD_MB, -(-2 * count * element // 2**20)))
+
+
 async def build_index(space: Space, memory_mb: int, *, rebuild: bool = False) -> None:
     """Build the space's HNSW index while writes go on (``CONCURRENTLY``, on a pool connection
-    of its own, outside any transaction)."""
+    of its own, outside any transaction), in ``memory_mb`` (0: sized to the table)."""
     db = database_of(ImageEmbedding)
     if not isinstance(db, PgDatabase):
         raise TypeError("pgvector spaces live in PostgreSQL")
     async with db.pool.acquire() as conn:  # outside any transaction, as CONCURRENTLY needs
-        await conn.execute(f"SET maintenance_work_mem = '{int(memory_mb)}MB'")
+        count = await conn.fetchval(f"SELECT COUNT(*) FROM {space.table}")
+        memory = build_memory_mb(int(count), space.dim, memory_mb)
+        await conn.execute(f"SET maintenance_work_mem = '{memory}MB'")
         try:
             valid = await conn.fetchval(
                 "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
                 " WHERE c.relname = $1",
                 f"{space.table}_hnsw",
             )
+            started = time.perf_counter()
             if valid is None:
                 await conn.execute(hnsw_ddl(space, concurrently=True))
             elif rebuild or not valid:  # an interrupted concurrent build leaves an invalid one
                 await conn.execute(f"REINDEX INDEX CONCURRENTLY {space.table}_hnsw")
+            else:
+                return
+            log.info(
+                "vectors: %s HNSW index built over %d vectors in %.0f s (%d MiB build memory)",
+                space.table,
+                count,
+                time.perf_counter() - started,
+                memory,
+            )
         finally:
             await conn.execute("RESET maintenance_work_mem")

@@ -2,11 +2,12 @@
 
 Search asks the space's HNSW index for ``ef_search`` candidates and keeps the published
 ones in the same statement, asking again with a larger ``ef_search`` when too few pass.
-Placement asks, in one statement per batch, for each new vector's ``ef_search`` nearest
-stored vectors (at least 2·K): the best K become its list, and every candidate whose stored
-list it beats is offered to that list (the reverse side the neighbours job merges). Asking
-for as many as the HNSW scan visits anyway costs no extra index work and finds the
-reverse pairs as far as the new vector's own neighbourhood reaches.
+Placement asks, in one statement per new vector (a few in flight on pooled connections),
+for each new vector's ``ef_search`` nearest stored vectors (at least 2·K): the best K
+become its list, and every candidate whose stored list it beats is offered to that list
+(the reverse side the neighbours job merges). Asking for as many as the HNSW scan visits
+anyway costs no extra index work and finds the reverse pairs as far as the new vector's
+own neighbourhood reaches.
 
 A space that is not ready yet (an existing install whose vectors are still being copied
 in) is served by the exact index meanwhile; ``open`` starts that copy in the background
@@ -155,9 +156,7 @@ class PgvectorIndex:
             return await self.fallback.place(model, kind, ids, vectors, k, heartbeat)
         owners = [int(i) for i in ids]
         candidates = min(MAX_EF_SEARCH - 1, max(2 * k, self.settings.ef_search))
-        nearest = await nearest_stored(
-            space, owners, [vector_text(v) for v in vectors], candidates, self.settings.ef_search
-        )
+        nearest = await nearest_stored(space, owners, vectors, candidates, self.settings.ef_search)
         if heartbeat is not None:
             await heartbeat()
         batch = set(owners)

@@ -8,8 +8,10 @@ while the job scans. A save in this process wakes the loop at once (through the
 
 One pass takes the unplaced vectors a batch at a time (one kind per batch), asks the
 process's vector index where they land (``VectorIndex.place``: the exact index streams
-every stored vector of the kind past them, pgvector asks its HNSW index), writes the new
-lists, merges the newcomers into the existing lists they enter, and marks the batch placed.
+every stored vector of the kind past them, pgvector asks its HNSW index), merges the
+newcomers into the existing lists they enter, and in one transaction writes the new and
+changed lists, moves the public site's ``neighbours`` counter once and marks the batch
+placed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from rk.server.services.neighbour_lists import (
     load_lists,
     mark_placed,
     next_batch,
+    place_transaction,
     write_lists,
 )
 from rk.server.services.neighbours import BLOCK_ROWS, merge_list
@@ -81,7 +84,8 @@ class NeighboursJob:
         return placed
 
     async def place(self, batch: Batch) -> int:
-        """Place one batch: scan, write the lists, mark it placed; how many were placed."""
+        """Place one batch: scan, then in one transaction write the lists, move the public
+        ``neighbours`` counter once and mark the batch placed; how many were placed."""
         if len(batch.ids) == 0:
             return 0
         placed_at = await self.index.place(
@@ -96,8 +100,9 @@ class NeighboursJob:
                 lists[owner] = merged
         if not await self.lease.renew():
             raise LeaseLost(LOCK_NAME)
-        await write_lists(self.model, lists, current)
-        placed = await mark_placed(self.model, batch.rows)
+        async with place_transaction():
+            await write_lists(self.model, lists, current)
+            placed = await mark_placed(self.model, batch.rows)
         log.info(
             "neighbours: placed %d %s vectors (%d lists written)", placed, batch.kind, len(lists)
         )

@@ -24,7 +24,8 @@ from rk.server.db.tables import (
 )
 
 DUPLICATE = (sqlite3.IntegrityError, asyncpg.UniqueViolationError)
-NAMED_INDEXES = {sql.split(" INDEX ")[1].split()[0] for sql in INDEXES}
+DROPPED_INDEXES = {"image_neighbors_model_neighbor_idx"}  # by 0043
+NAMED_INDEXES = {sql.split(" INDEX ")[1].split()[0] for sql in INDEXES} - DROPPED_INDEXES
 
 
 async def _rows(dsn: str, sql: str) -> list[dict[str, object]]:
@@ -92,6 +93,7 @@ async def test_both_engines_get_the_schema_tables_py_declares(sqlite_dsn: str, p
     sqlite_indexes = await index_names(sqlite_dsn)
     assert sqlite_indexes == await index_names(pg_dsn)
     assert sqlite_indexes >= NAMED_INDEXES | {"images_key", "ingest_jobs_brand_id"}
+    assert not sqlite_indexes & DROPPED_INDEXES
 
 
 async def test_second_run_applies_nothing(any_dsn: str) -> None:

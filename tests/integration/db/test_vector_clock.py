@@ -50,7 +50,7 @@ async def test_stamps_only_grow_across_the_upgrade_and_deletes(before_0035: Data
     await add_vectors(db, range(1, 6))
     highest = max((await stamps(db)).values())
 
-    assert [m[:4] for m in await migrate_database(db)] == ["0035", "0036"]
+    assert [m[:4] for m in await migrate_database(db)][:2] == ["0035", "0036"]
     await add_vectors(db, range(6, 8))
     after = await stamps(db)
     assert min(after[6], after[7]) > highest  # 0030's MAX + 1 would hand out old stamps

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 
 import pluggy
 
@@ -25,11 +26,15 @@ def tiny_clip() -> ClipEmbedder:
     return ClipEmbedder({"model": str(TINY_CLIP), "batch": 8, "concurrency": 1})
 
 
-async def embed_archive(archive: Archive, pm: pluggy.PluginManager) -> str:
-    """Save a vector for every picture of ``archive``; the model id."""
+async def embed_archive(
+    archive: Archive, pm: pluggy.PluginManager, pictures: Mapping[int, bytes] | None = None
+) -> str:
+    """Save a vector for every picture of ``archive``, or for ``pictures`` (image id to the
+    picture embedded for it); the model id."""
     embedder = tiny_clip()
-    ids = sorted(archive.pictures)
-    result = await asyncio.to_thread(embedder.embed_images, [archive.pictures[i] for i in ids])
+    chosen = archive.pictures if pictures is None else pictures
+    ids = sorted(chosen)
+    result = await asyncio.to_thread(embedder.embed_images, [chosen[i] for i in ids])
     kinds = {int(r["id"]): str(r["kind"]) for r in await Image.select(Image.id, Image.kind)}
     items = [
         EmbeddingVector(kind=kinds[ids[i]], image_id=ids[i], vector=vector)

@@ -24,10 +24,12 @@ HOUR_S = 3600.0
 HANG_GUARD_S = 60  # only ends a broken run: the poll alone would take an hour
 
 
-@pytest.fixture
-async def queue(queue_dsn: str, clock: Clock) -> AsyncIterator[JobQueue]:
-    """The workers' queue, on a database of its own (a backend process)."""
-    queue = await JobQueue.open(queue_dsn, QueueSettings(), clock=clock)
+@pytest.fixture(params=[0, 2], ids=["no-prefetch", "prefetch"])
+async def queue(
+    queue_dsn: str, clock: Clock, request: pytest.FixtureRequest
+) -> AsyncIterator[JobQueue]:
+    """The workers' queue, on a database of its own (a backend process), claiming ahead or not."""
+    queue = await JobQueue.open(queue_dsn, QueueSettings(), clock=clock, prefetch=request.param)
     yield queue
     await queue.close()
 

@@ -99,6 +99,8 @@ async def test_one_bad_upload_refuses_the_batch(start_backend: StartBackend) -> 
     many = json.dumps({"uploads": [original(good)] * (MAX_UPLOADS_PER_REQUEST + 1)}).encode()
     assert_error(await backend.signed("POST", UPLOAD_URLS, many), 422)
     assert_error(await backend.client.post(UPLOAD_URLS, content=body), 401)
+    good_body = json.dumps({"uploads": [original(good)]}).encode()
+    assert_error(await backend.signed("POST", UPLOAD_URLS, good_body, secret="other"), 401)
     assert await backend.storage.head(f"runway/{sha1(good)}.jpg") is None
 
 

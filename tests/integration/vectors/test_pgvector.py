@@ -12,6 +12,7 @@ import pytest
 from rk.core.config import VectorSettings
 from rk.core.errors import RkError
 from rk.core.plugins import RkPluginManager
+from rk.core.vector_indexes import Placed
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
 from rk.server.db.tables import ImageEmbedding
@@ -20,7 +21,7 @@ from rk.server.services.job_lock import JobLease
 from rk.server.vectors.choose import open_vector_index
 from rk.server.vectors.db import rows
 from rk.server.vectors.exact import ExactIndex
-from rk.server.vectors.pg_spaces import spaces
+from rk.server.vectors.pg_spaces import build_memory_mb, spaces
 from rk.server.vectors.pgvector import PgvectorIndex
 from tests.integration.embeddings import seed
 from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
@@ -207,3 +208,51 @@ async def test_reindex_while_another_process_fills_says_so_and_changes_nothing(
         assert await other.renew()  # still the other process's
     finally:
         await close(engine)
+
+
+async def _place(dsn: str, pool_size: int, ids: list[int], vectors: np.ndarray) -> Placed:
+    """Placement through a process whose pool has ``pool_size`` connections."""
+    engine = await connect(dsn, pool_size=pool_size)
+    try:
+        return await PgvectorIndex(VectorSettings(ef_search=40)).place(
+            MODEL, "runway", np.array(ids), vectors, 8
+        )
+    finally:
+        await close(engine)
+
+
+async def test_concurrent_placement_gives_the_serial_and_the_exact_lists(
+    pgvector_dsn: str, plugin_manager: RkPluginManager
+) -> None:
+    """A pool of 3 leaves one placement connection (serial); the default pool, several."""
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    rng = np.random.default_rng(12)
+    try:
+        await show(plugin_manager, rng, "old", 300)
+        await show(plugin_manager, rng, "hidden", 60, status="pending")  # placed among too
+        _, new = await show(plugin_manager, rng, "new", 40)
+        found = await rows(
+            "SELECT image_id, vector FROM image_embeddings WHERE image_id = ANY({}::bigint[])"
+            " ORDER BY image_id",
+            new,
+        )
+        vectors = np.stack([np.frombuffer(r["vector"], "<f4") for r in found])
+        want = {
+            i: [n for n, _ in await brute(v, 9, published=False) if n != i][:8]
+            for i, v in zip(new, vectors, strict=True)
+        }
+    finally:
+        await close(engine)
+    serial = await _place(pgvector_dsn, 3, new, vectors)
+    concurrent = await _place(pgvector_dsn, 0, new, vectors)
+    assert concurrent.lists == serial.lists
+    assert concurrent.reverse == serial.reverse
+    assert {i: [n for n, _ in scored] for i, scored in concurrent.lists.items()} == want
+
+
+def test_build_memory_holds_the_graph_unless_set() -> None:
+    assert build_memory_mb(1_000_000, 512, 0) == pytest.approx(6_000, rel=0.05)
+    assert build_memory_mb(100, 512, 0) == 64
+    assert build_memory_mb(10_000_000, 512, 0) == 8192
+    assert build_memory_mb(1_000_000, 512, 1024) == 1024

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rk.core.errors import InvalidKey
-from rk.core.keys import content_key, is_media_key, parse_content_key, sha1_hex, thumb_key
+from rk.core.keys import Hashed, content_key, is_media_key, parse_content_key, sha1_hex, thumb_key
 from rk.core.uids import brand_uid
 
 
@@ -43,3 +45,11 @@ def test_brand_uids_are_distinct_and_stable() -> None:
     assert len(uids) == 2000
     assert brand_uid(7) == brand_uid(7)
     assert all(len(uid) >= 8 for uid in uids)
+
+
+@given(st.binary(max_size=4096))
+def test_hashed_bytes_carry_their_sha1(data: bytes) -> None:
+    hashed = Hashed(data)
+    assert hashed == data
+    assert hashed.sha1 == hashlib.sha1(data).hexdigest()
+    assert sha1_hex(hashed) == sha1_hex(data)

@@ -145,6 +145,40 @@ def psnr(a: Image.Image, b: Image.Image) -> float:
     return float(10 * np.log10(255**2 / max(((x - y) ** 2).mean(), 1e-12)))
 
 
+def smooth(size: tuple[int, int]) -> Image.Image:
+    """A photo-like image: coarse random colours, bilinearly enlarged to ``size``."""
+    rng = np.random.default_rng(7)
+    coarse = Image.fromarray(rng.integers(0, 256, (60, 40, 3), dtype=np.uint8))
+    return coarse.resize(size, Image.Resampling.BILINEAR)
+
+
+@pytest.mark.parametrize(
+    "size", [(1280, 1920), (1001, 1503), (257, 1000), (1999, 513), (2049, 2049), (4001, 6007)]
+)
+def test_size_and_content_are_the_full_decode_recipes(size: tuple[int, int]) -> None:
+    """A shrunk decode (DCT scaling rounds sizes up) gives a full decode's size and content."""
+    data = encode(smooth(size), "JPEG", quality=85)
+    with Image.open(io.BytesIO(data)) as full:
+        scale = 256 / min(size)
+        target = (max(1, round(size[0] * scale)), max(1, round(size[1] * scale)))
+        reference = full.convert("RGB").resize(target, Image.Resampling.LANCZOS)
+    floor = psnr(open_thumb(encode(reference, "JPEG", quality=thumbs.JPEG_QUALITY)), reference)
+    thumb = open_thumb(make_thumbnail(data, 256))
+    assert thumb.size == reference.size
+    assert psnr(thumb, reference) > floor - 1.0
+
+
+def test_orientation_after_a_shrunk_decode() -> None:
+    """Orientation 6 on a size DCT scaling rounds: the turned size of a full decode."""
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    data = encode(halves((1999, 513), "red", "blue"), "JPEG", exif=exif.tobytes())
+    thumb = open_thumb(make_thumbnail(data, 256))
+    assert thumb.size == (256, 998)
+    assert near(thumb.getpixel((128, 100)), (255, 0, 0), tol=40)
+    assert near(thumb.getpixel((128, 900)), (0, 0, 255), tol=40)
+
+
 def test_shrunk_decode_loses_nothing_beyond_the_jpeg_encode() -> None:
     """Draft decode + bicubic are as close to a full decode + Lanczos as q85 JPEG allows."""
     rng = np.random.default_rng(7)
