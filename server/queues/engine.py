@@ -325,7 +325,6 @@ class JobQueue:
                 with contextlib.suppress(Exception):
                     await task
 
-
     async def close(self) -> None:
         """Close the backend, and the database when the queue opened it."""
         await self.settled()
