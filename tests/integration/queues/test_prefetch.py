@@ -181,14 +181,15 @@ async def test_jobs_claimed_ahead_go_back_when_no_worker_is_free(
     ahead = [job.id for job in busy.prefetched.jobs()]
     clock.advance(1)  # every worker is still on its job: none claims again
 
-    async def given_back() -> None:
-        while len(busy.prefetched):  # noqa: ASYNC110
-            await asyncio.sleep(0.05)
+    held = f"SELECT status, attempts FROM ingest_jobs WHERE id IN ({', '.join(map(str, ahead))})"
 
-    await asyncio.wait_for(given_back(), HANG_GUARD_S)
-    found = await rows(
-        f"SELECT status, attempts FROM ingest_jobs WHERE id IN ({', '.join(map(str, ahead))})"
-    )
+    async def given_back() -> list[Any]:
+        # The queue lets go of them before their release commits: wait for the rows.
+        while len(busy.prefetched) or any(r["status"] == "processing" for r in await rows(held)):  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        return await rows(held)
+
+    found = await asyncio.wait_for(given_back(), HANG_GUARD_S)
     assert {(r["status"], r["attempts"]) for r in found} == {("pending", 0)}  # not counted
     for job in started:
         assert await busy.renew(job)  # the started jobs are still theirs
