@@ -184,19 +184,20 @@ def _worker_pid(body: str) -> int:
 def _resolved(bad: Exchange, later: list[Exchange], snap: Snapshot, killed: set[int]) -> bool:
     """Whether a 5xx was followed by the same work succeeding.
 
-    Shows and uploads are judged by their result (the show archived, the key stored with
-    its object), crawl-task calls by the task ending done, a claim by a later answered
-    claim of the same worker (or that worker's process being killed by a fault), anything
-    else by a later answered call of the same method and path.
+    Shows and uploads are judged by their result (the show archived, every key asked for
+    stored with its object), crawl-task calls by the task ending done, a claim by a later
+    answered claim of the same worker (or that worker's process being killed by a fault),
+    anything else by a later answered call of the same method and path.
     """
     ok = [e for e in later if e.status < 300 or e.status == 409]
     if bad.path.endswith("/ingest"):
         key = json.loads(bad.text or "{}").get("show_key")
         return any(a["show_key"] == key for a in live_articles(snap))
-    if bad.path.endswith("/upload-url"):
-        key = json.loads(bad.text or "{}").get("key")
+    if bad.path.endswith(("/upload-url", "/upload-urls")):
+        asked = json.loads(bad.text or "{}")
+        wanted = [u.get("key") for u in asked.get("uploads", [asked])]
         keys = {r["key"] for r in snap.images} | {r["thumb_key"] for r in snap.images}
-        return key in keys and key in snap.objects
+        return all(key in keys and key in snap.objects for key in wanted)
     task = TASK_ROUTE.search(bad.path.split("?")[0])
     if task:
         tasks = {t["id"]: t["status"] for t in snap.tasks}
