@@ -88,10 +88,11 @@ async def test_clock_outside_the_signature_window_exits_2_and_names_the_clock(
     done = serve(config, env=faketime_env(400))
     assert done.returncode == 2
     [line] = error_lines(done)
-    # The backend's Date header has whole seconds: the skew read from it is 400 ± 1.
+    # The backend's Date header has whole seconds and uvicorn refreshes it once a second from
+    # its main loop, so on a loaded machine the skew read from it is 400 give or take a few.
     found = re.search(r"this machine's clock is \+(\d+) s off the backend's; sync", line)
     assert found is not None, line
-    assert abs(int(found.group(1)) - 400) <= 1
+    assert abs(int(found.group(1)) - 400) <= 5
     assert "ingest.secret differs" not in line
 
 
