@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
 
+from rk.core.config import QueueSettings
 from rk.server.db.migrate import migrate
-from tests.integration.queues.helpers import Clock, Rows, fetch_rows
+from rk.server.queues.engine import JobQueue
+from tests.integration.queues.helpers import Clock, MakeQueue, Rows, fetch_rows
 
 
 @pytest.fixture
@@ -25,3 +30,18 @@ def clock() -> Clock:
 def rows(queue_dsn: str) -> Rows:
     """``await rows("SELECT …")`` on the test's database, read outside the code under test."""
     return lambda sql: fetch_rows(queue_dsn, sql)
+
+
+@pytest.fixture
+async def make_queue(queue_dsn: str) -> AsyncIterator[MakeQueue]:
+    """Queues on the test database, each with its own connections (like processes)."""
+    made: list[JobQueue] = []
+
+    async def make(settings: QueueSettings | None = None, **kwargs: Any) -> JobQueue:
+        queue = await JobQueue.open(queue_dsn, settings or QueueSettings(), **kwargs)
+        made.append(queue)
+        return queue
+
+    yield make
+    for queue in made:
+        await queue.close()

@@ -1,16 +1,21 @@
-"""Helpers for the queue suites: a hand-driven clock and raw row reads on either engine."""
+"""Helpers for the queue suites: a hand-driven clock, raw row reads on either engine, and
+claims made at once."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncpg
 
+from rk.core.queues import Job
 from rk.server.db.dsn import sqlite_path
+from rk.server.queues.engine import JobQueue
 
 Rows = Callable[[str], Awaitable[list[dict[str, Any]]]]
+MakeQueue = Callable[..., Awaitable[JobQueue]]
 
 
 class Clock:
@@ -44,3 +49,9 @@ async def fetch_rows(dsn: str, sql: str) -> list[dict[str, Any]]:
         return [dict(r) for r in await pg.fetch(sql)]
     finally:
         await pg.close()
+
+
+async def claim_at_once(queue: JobQueue, workers: int) -> list[Job]:
+    """``workers`` claims at once on one queue (one batch); the jobs they got."""
+    got = await asyncio.gather(*(queue.claim() for _ in range(workers)))
+    return [job for job in got if job is not None]

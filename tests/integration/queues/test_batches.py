@@ -8,44 +8,20 @@ stuck reclaim changes nothing, whether completed alone, in a batch or in a trans
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
 from rk.core.config import QueueSettings
-from rk.core.queues import Job
-from rk.server.queues.engine import JobQueue
-from tests.integration.queues.helpers import Clock, Rows
-
-MakeQueue = Callable[..., Awaitable[JobQueue]]
+from tests.integration.queues.helpers import Clock, MakeQueue, Rows, claim_at_once
 
 
-@pytest.fixture
-async def make_queue(queue_dsn: str, clock: Clock) -> AsyncIterator[MakeQueue]:
-    """Queues on the test database, each with its own connections (like processes)."""
-    made: list[JobQueue] = []
-
-    async def make(settings: QueueSettings | None = None) -> JobQueue:
-        queue = await JobQueue.open(queue_dsn, settings or QueueSettings(), clock=clock)
-        made.append(queue)
-        return queue
-
-    yield make
-    for queue in made:
-        await queue.close()
-
-
-async def claim_together(queue: JobQueue, workers: int) -> list[Job]:
-    """``workers`` claims at once on one queue (one batch); the jobs they got."""
-    got = await asyncio.gather(*(queue.claim() for _ in range(workers)))
-    return [job for job in got if job is not None]
-
-
-async def test_batch_claimed_jobs_go_to_one_worker_each(make_queue: MakeQueue, rows: Rows) -> None:
-    first, second = await make_queue(), await make_queue()
+async def test_batch_claimed_jobs_go_to_one_worker_each(
+    make_queue: MakeQueue, clock: Clock, rows: Rows
+) -> None:
+    first, second = await make_queue(clock=clock), await make_queue(clock=clock)
     ids = [await first.enqueue("crawl", str(n), 0) for n in range(20)]
 
-    a, b = await asyncio.gather(claim_together(first, 12), claim_together(second, 12))
+    a, b = await asyncio.gather(claim_at_once(first, 12), claim_at_once(second, 12))
 
     claimed = [job.id for job in a + b]
     assert sorted(claimed) == ids  # every job once, none twice
@@ -55,13 +31,13 @@ async def test_batch_claimed_jobs_go_to_one_worker_each(make_queue: MakeQueue, r
 
 
 async def test_batch_claim_keeps_claim_order(make_queue: MakeQueue, clock: Clock) -> None:
-    queue = await make_queue(QueueSettings(ingest_stuck_s=100))
+    queue = await make_queue(QueueSettings(ingest_stuck_s=100), clock=clock)
     stuck = await queue.enqueue("crawl", "stuck", 0)
     assert (await queue.claim()).id == stuck  # type: ignore[union-attr]  # stuck from t0 + 100
     clock.advance(150)
     ready = [await queue.enqueue("crawl", str(n), 0) for n in range(3)]  # due at t0 + 150
     clock.advance(50)
-    got = await claim_together(queue, 3)  # 4 due, 3 wanted: the three waiting longest
+    got = await claim_at_once(queue, 3)  # 4 due, 3 wanted: the three waiting longest
     assert sorted((job.id, job.attempts) for job in got) == [
         (stuck, 2),
         (ready[0], 1),
@@ -73,12 +49,12 @@ async def test_reclaimed_jobs_fail_to_complete_in_a_batch(
     make_queue: MakeQueue, clock: Clock, rows: Rows
 ) -> None:
     settings = QueueSettings(ingest_stuck_s=60)
-    dead, alive = await make_queue(settings), await make_queue(settings)
+    dead, alive = await make_queue(settings, clock=clock), await make_queue(settings, clock=clock)
     for n in range(3):
         await dead.enqueue("crawl", str(n), 0)
-    old = await claim_together(dead, 3)
+    old = await claim_at_once(dead, 3)
     clock.advance(61)  # the dead worker stopped renewing: stuck reclaim
-    new = await claim_together(alive, 3)
+    new = await claim_at_once(alive, 3)
     assert sorted((j.id, j.attempts) for j in new) == sorted((j.id, 2) for j in old)
 
     late = await asyncio.gather(*(dead.complete(job, "created", "late") for job in old))
@@ -92,12 +68,12 @@ async def test_reclaimed_jobs_fail_to_complete_in_a_batch(
 
 
 async def test_complete_many_holds_each_claim_once(make_queue: MakeQueue, clock: Clock) -> None:
-    queue = await make_queue(QueueSettings(ingest_stuck_s=60))
+    queue = await make_queue(QueueSettings(ingest_stuck_s=60), clock=clock)
     for n in range(2):
         await queue.enqueue("crawl", str(n), 0)
-    one, two = sorted(await claim_together(queue, 2), key=lambda job: job.id)
+    one, two = sorted(await claim_at_once(queue, 2), key=lambda job: job.id)
     clock.advance(61)
-    (one_again,) = await claim_together(queue, 1)  # only the first due is taken
+    (one_again,) = await claim_at_once(queue, 1)  # only the first due is taken
     assert (one_again.id, one_again.attempts) == (one.id, 2)
     now = clock()
     results = await queue.backend.complete_many(
@@ -114,9 +90,9 @@ async def test_complete_many_holds_each_claim_once(make_queue: MakeQueue, clock:
 
 
 async def test_a_job_claimed_for_a_cancelled_worker_is_released(
-    make_queue: MakeQueue, rows: Rows
+    make_queue: MakeQueue, clock: Clock, rows: Rows
 ) -> None:
-    queue = await make_queue()
+    queue = await make_queue(clock=clock)
     job_id = await queue.enqueue("crawl", "x", 0)
     waiting = asyncio.create_task(queue.claim())
     # Until the batch that claims for the worker is in flight (taken off the waiting list).

@@ -12,11 +12,8 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from rk.core.config import QueueSettings
 from rk.core.plugins import get_plugin_manager
@@ -25,32 +22,10 @@ from rk.server.queues.engine import JobQueue
 from rk.server.services.job_result import JobDone
 from rk.server.workers.claim import Claim
 from rk.server.workers.ingest import IngestWorkers
-from tests.integration.queues.helpers import Clock, Rows
+from tests.integration.queues.helpers import Clock, MakeQueue, Rows, claim_at_once
 
 HERE = Path(__file__).parent
 HANG_GUARD_S = 60  # only ends a broken run
-MakeQueue = Callable[..., Awaitable[JobQueue]]
-
-
-@pytest.fixture
-async def make_queue(queue_dsn: str) -> AsyncIterator[MakeQueue]:
-    """Queues on the test database, each with its own connections (like processes)."""
-    made: list[JobQueue] = []
-
-    async def make(settings: QueueSettings | None = None, **kwargs: Any) -> JobQueue:
-        queue = await JobQueue.open(queue_dsn, settings or QueueSettings(), **kwargs)
-        made.append(queue)
-        return queue
-
-    yield make
-    for queue in made:
-        await queue.close()
-
-
-async def claim_round(queue: JobQueue, workers: int) -> list[Job]:
-    """``workers`` claims at once on one queue; the jobs they got."""
-    got = await asyncio.gather(*(queue.claim() for _ in range(workers)))
-    return [job for job in got if job is not None]
 
 
 async def claim_until_ahead(queue: JobQueue, workers: int) -> list[Job]:
@@ -59,7 +34,7 @@ async def claim_until_ahead(queue: JobQueue, workers: int) -> list[Job]:
     while not len(queue.prefetched):
         for job in started:
             assert await queue.complete(job, "noop", "an earlier round")
-        started = await claim_round(queue, workers)
+        started = await claim_at_once(queue, workers)
         assert started, "the queue ran dry before any batch claimed ahead"
         await queue.settled()  # a refill ahead may still be in flight
     return started
@@ -143,7 +118,7 @@ async def test_jobs_claimed_ahead_by_a_dead_process_are_reclaimed(
     assert {r["attempts"] for r in found} == {1}  # each claim counted once
 
     clock.now = max(r["locked_at"] for r in found) + QueueSettings().ingest_stuck_s + 1
-    again = {job.id: job.attempts for job in await claim_round(survivor, 40)}
+    again = {job.id: job.attempts for job in await claim_at_once(survivor, 40)}
     assert {job_id: again.get(job_id) for job_id in dead} == dict.fromkeys(dead, 2)
 
 
@@ -159,7 +134,7 @@ async def test_a_dead_claim_held_ahead_is_never_handed_out(
     ahead = stalled.prefetched.jobs()
 
     clock.advance(61)  # the stalled process renewed nothing: the stuck reclaim takes them
-    taken = {job.id for job in await claim_round(other, 40)}
+    taken = {job.id for job in await claim_at_once(other, 40)}
     assert {job.id for job in ahead} <= taken
     job = await stalled.claim()  # its claims ahead are stale now: given back, not handed out
     assert job is None or job.id not in taken
