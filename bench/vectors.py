@@ -34,55 +34,26 @@ import asyncio
 import logging
 import os
 import time
-import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-import asyncpg
 import numpy as np
 
+from bench.vector_data import DIM, MODEL, database, make_vectors, published_mask, start_server
 from rk.core.config import VectorSettings
 from rk.core.plugins import new_plugin_manager
 from rk.core.vector_indexes import Placed
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
 from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
 from rk.server.services.embeddings import ModelInfo, submit
-from rk.server.services.neighbours import normalised
 from rk.server.vectors.db import engine, rows
 from rk.server.vectors.exact import ExactIndex
 from rk.server.vectors.pg_spaces import spaces, vector_text
 from rk.server.vectors.pgvector import PgvectorIndex
 
-MODEL = "bench"
-DIM = 512
 K = 20
-PER_ARTICLE = 40
 NEW = 100
-CHUNK = 50_000
 MiB = 2**20
-
-
-def make_vectors(count: int, data: str, seed: int, noise: float = 1.0) -> np.ndarray:
-    """``count`` unit vectors: random, or around ``count / 100`` centres plus noise of length
-    ``noise`` (1.0: members sit at cosine ~0.7 from their centre, ~0.5 from each other)."""
-    rng = np.random.default_rng(seed)
-    if data == "random":
-        return normalised(rng.standard_normal((count, DIM), dtype=np.float32))
-    centres = normalised(np.random.default_rng(0).standard_normal((max(count // 100, 10), DIM)))
-    out = np.empty((count, DIM), dtype=np.float32)
-    for lo in range(0, count, CHUNK):
-        n = min(CHUNK, count - lo)
-        spread = rng.standard_normal((n, DIM), dtype=np.float32) * (noise / np.sqrt(DIM))
-        out[lo : lo + n] = normalised(centres[rng.integers(0, len(centres), n)] + spread)
-    return out
-
-
-def published_mask(count: int) -> np.ndarray:
-    """Row ``i`` (image id ``i + 1``) is published unless its article is every tenth."""
-    articles = np.arange(count) // PER_ARTICLE + 1
-    return articles % 10 != 0
 
 
 def rss_mib() -> float:
@@ -91,105 +62,6 @@ def rss_mib() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
-
-
-def start_server(root: Path) -> str:
-    """The private PostgreSQL 16 + pgvector under ``root`` (left running for the next run)."""
-    root.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-        server = pgserver.get_server(root, cleanup_mode=None)
-    return str(server.get_uri())
-
-
-async def seed(dsn: str, vectors: np.ndarray) -> None:
-    """Articles, images and embeddings by COPY (the trigger stamps ``change_seq``)."""
-    count = len(vectors)
-    conn = await asyncpg.connect(dsn)
-    try:
-        n_articles = -(-count // PER_ARTICLE)
-        await conn.copy_records_to_table(
-            "articles",
-            records=[
-                (a, "vogue", f"show-{a}", "runway", "pending" if a % 10 == 0 else "published")
-                for a in range(1, n_articles + 1)
-            ],
-            columns=("id", "source", "show_key", "kind", "status"),
-        )
-        for lo in range(0, count, CHUNK):
-            ids = range(lo + 1, min(lo + CHUNK, count) + 1)
-            await conn.copy_records_to_table(
-                "images",
-                records=[
-                    (i, (i - 1) // PER_ARTICLE + 1, "look", 1, "runway", f"k{i}") for i in ids
-                ],
-                columns=("id", "article_id", "role", "position", "kind", "key"),
-            )
-            await conn.copy_records_to_table(
-                "image_embeddings",
-                records=[
-                    (i, i, MODEL, "runway", DIM, vectors[i - 1].astype("<f4").tobytes(), 1, 1)
-                    for i in ids
-                ],
-                columns=(
-                    "id",
-                    "image_id",
-                    "model",
-                    "kind",
-                    "dim",
-                    "vector",
-                    "created_at",
-                    "neighbours_at",
-                ),
-            )
-        for table in ("articles", "images", "image_embeddings"):
-            await conn.execute(
-                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), MAX(id)) FROM {table}"
-            )
-            await conn.execute(f"VACUUM ANALYZE {table}")
-    finally:
-        await conn.close()
-
-
-async def database(admin: str, name: str, vectors: np.ndarray) -> tuple[str, dict]:
-    """The seeded, indexed database ``name``: made when missing or partly seeded; a seeded
-    one whose index is not ready yet (a run stopped during the build) is reindexed."""
-    dsn = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
-    conn = await asyncpg.connect(admin)
-    exists = await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name)
-    await conn.close()
-    timings: dict[str, float] = {}
-    seeded = False
-    if exists:
-        engine = await connect(dsn)
-        ready = [s for s in await spaces(MODEL) if s.ready]
-        [stored] = await rows("SELECT COUNT(*) AS n FROM image_embeddings")
-        await close(engine)
-        if ready:
-            return dsn, timings
-        seeded = int(stored["n"]) == len(vectors)
-        if not seeded:
-            conn = await asyncpg.connect(admin)
-            await conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-            await conn.close()
-    if not seeded:
-        conn = await asyncpg.connect(admin)
-        await conn.execute(f'CREATE DATABASE "{name}"')
-        await conn.close()
-        await migrate(dsn)
-        started = time.perf_counter()
-        await seed(dsn, vectors)
-        timings["seed_s"] = time.perf_counter() - started
-    engine = await connect(dsn)
-    try:
-        started = time.perf_counter()
-        await PgvectorIndex(VectorSettings(reindex_batch=10_000)).reindex(MODEL)
-        timings["build_s"] = time.perf_counter() - started
-    finally:
-        await close(engine)
-    return dsn, timings
 
 
 def exact_top(matrix: np.ndarray, ids: np.ndarray, query: np.ndarray, k: int) -> list[int]:
