@@ -12,6 +12,13 @@ JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
 CHANNEL = "rk_ingest"
 """The ``NOTIFY`` channel of new ingest jobs."""
 
+INDEX_PLANS = "SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off"
+"""Planner settings of the claim's transaction. Without statistics that show the backlog
+(a table not yet analyzed, or analyzed while the queue was empty), the planner takes the
+pending rows for a handful and plans a bitmap scan that sorts all of them on every claim:
+30 ms a claim at 20,000 pending, where walking the claim index in order reads only the
+rows it takes. With these off, the claim walks its index whatever the statistics say."""
+
 SQL = {
     "enqueue": """
         INSERT INTO ingest_jobs (kind, status, attempts, payload, last_error, outcome, note,
@@ -151,7 +158,9 @@ class PostgresQueue:
     async def claim_many(
         self, now: int, stuck_before: int, max_attempts: int, limit: int
     ) -> list[Job]:
-        found = await self._db.rows(SQL["claim_many"], now, stuck_before, max_attempts, limit)
+        async with self._db.transaction() as tx:
+            await tx.execute(INDEX_PLANS)
+            found = await tx.rows(SQL["claim_many"], now, stuck_before, max_attempts, limit)
         return [_job(r) for r in sorted(found, key=lambda r: (r["due"], r["id"]))]
 
     async def lost(self, stuck_before: int, max_attempts: int, limit: int) -> list[Job]:
