@@ -7,9 +7,10 @@ the signature (401), sweeps expired signatures, decodes the body once with a cac
 strict decoder (400 / 422) and calls the declared handler ``ingest`` itself, then writes
 the 202. It never passes the request on, so the handler runs only through it; the
 handler stays a real Litestar route so that routing, the app's middleware (request id,
-log line, latency metric), the exception handlers (the one JSON error shape) and the
-OpenAPI document treat it like every other route. Measured in process (bench.ingest_cpu):
-the answers are the ones Litestar gave (tests/integration/server/test_ingest_answers.py).
+log line, latency metric) and the OpenAPI document treat it like every other route, and
+errors are answered by the app's own exception handlers (``errors.send_error``).
+``bench.ingest_cpu`` measures about a third less CPU per request than Litestar's path;
+``tests/integration/server/test_ingest_answers.py`` pins that every answer is the same.
 """
 
 from __future__ import annotations
