@@ -24,7 +24,7 @@ same size and data reuses the seeded, indexed database (a 1M HNSW build takes te
 minutes on 2 cores).
 
     .venv/bin/python -m bench.vectors [--size 100000] [--data clustered|random]
-        [--ef 40,100,200,400] [--queries 200] [--data-dir /work/bench-data/pgvector]
+        [--ef 40,100,200,400] [--queries 200] [--warm 1] [--data-dir /work/bench-data/pgvector]
 """
 
 from __future__ import annotations
@@ -85,11 +85,16 @@ def recall(got: list[int], want: list[int]) -> float:
 Search = Callable[[np.ndarray], Awaitable[list[tuple[int, float]]]]
 
 
-async def search_row(search: Search, queries: np.ndarray, truth: list[list[int]]) -> dict:
-    """p50 / p99 ms and mean recall@K of ``search`` over the queries; RSS growth."""
+async def search_row(
+    search: Search, queries: np.ndarray, truth: list[list[int]], warm: np.ndarray
+) -> dict:
+    """p50 / p99 ms and mean recall@K of ``search`` over the queries, after the ``warm``
+    queries (untimed: they load the exact index, or bring index pages into the cache);
+    RSS growth."""
     rss = rss_mib()
     times, recalls = [], []
-    await search(queries[0])  # first query: loads / warms, timed separately
+    for query in warm:
+        await search(query)
     for query, want in zip(queries, truth, strict=True):
         started = time.perf_counter()
         got = await search(query)
@@ -220,6 +225,13 @@ async def main() -> None:
     parser.add_argument("--data", choices=("clustered", "random"), default="clustered")
     parser.add_argument("--ef", default="40,100,200,400")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=1,
+        help="untimed queries before each search row (others than the timed ones): the first"
+        " loads the exact index; more bring the HNSW index's pages into PostgreSQL's cache",
+    )
     parser.add_argument("--noise", type=float, default=1.0, help="clustered: noise length")
     parser.add_argument("--data-dir", default="/work/bench-data/pgvector")
     parser.add_argument(
@@ -242,6 +254,7 @@ async def main() -> None:
     shown, shown_ids = vectors[mask], np.flatnonzero(mask).astype(np.int64) + 1
     queries = make_vectors(args.queries, args.data, seed=7, noise=args.noise)
     truth = [exact_top(shown, shown_ids, q, K) for q in queries]
+    warm = make_vectors(max(1, args.warm), args.data, seed=11, noise=args.noise)
     engine = await connect(dsn)
     try:
         exact = ExactIndex(VectorSettings())
@@ -249,12 +262,16 @@ async def main() -> None:
         await exact.indexes.of(MODEL).refresh()
         exact_load = (time.perf_counter() - started, rss_mib() - rss, exact.nbytes() / MiB)
         results = [
-            ("exact", "-", await search_row(lambda q: exact.search(MODEL, q, K), queries, truth))
+            (
+                "exact",
+                "-",
+                await search_row(lambda q: exact.search(MODEL, q, K), queries, truth, warm),
+            )
         ]
         pg = PgvectorIndex(VectorSettings())
         for ef in [int(e) for e in args.ef.split(",")]:
             pg.settings = VectorSettings(ef_search=ef)
-            row = await search_row(lambda q: pg.search(MODEL, q, K), queries, truth)
+            row = await search_row(lambda q: pg.search(MODEL, q, K), queries, truth, warm)
             results.append(("pgvector", str(ef), row))
         pg.settings = VectorSettings()
         placed = await placement(
@@ -267,7 +284,8 @@ async def main() -> None:
             not args.no_exact_placement,
         )
         [size] = await rows(
-            "SELECT pg_total_relation_size(format('rk_vectors_%s', id)) AS b FROM vector_spaces"
+            "SELECT pg_total_relation_size(format('rk_vectors_%s', id)) AS b,"
+            " current_setting('shared_buffers') AS cache FROM vector_spaces"
         )
     finally:
         await close(engine)
@@ -282,7 +300,9 @@ async def main() -> None:
     else:
         print("database reused from an earlier run (build time printed then)")
     print(
-        f"pgvector table + HNSW index: {size['b'] / MiB:,.0f} MiB on disk; exact index first"
+        f"pgvector table + HNSW index: {size['b'] / MiB:,.0f} MiB on disk (PostgreSQL"
+        f" shared_buffers {size['cache']}, {args.warm} untimed queries before each row);"
+        f" exact index first"
         f" load {exact_load[0]:.1f} s, {exact_load[2]:,.0f} MiB of arrays,"
         f" RSS +{exact_load[1]:,.0f} MiB"
     )
