@@ -169,6 +169,10 @@ class MediaUploader:
         self.http = http
         self.media = settings.media
         self._gate = asyncio.Semaphore(max(1, self.media.concurrency))
+        # Renditions are fetched while originals are PUT: slots of their own, so the small
+        # GETs never wait behind uploads, and the site still sees at most ``concurrency``
+        # GETs of a show at once (its originals were all downloaded before).
+        self._rendition_gate = asyncio.Semaphore(max(1, self.media.concurrency))
 
     async def upload_show(self, show: ShowIngest, kind: str) -> tuple[ShowIngest, UploadStats]:
         """The show with key/size/sha1 on every image that was stored, and the counts."""
@@ -312,7 +316,7 @@ class MediaUploader:
         if item.thumb_url is None:
             return await thumbnail(item.data, self.media.thumb_size), None
         try:
-            async with self._gate:
+            async with self._rendition_gate:
                 small = await download(self.http, item.thumb_url, self.media.max_image_bytes)
             made = await rendition_thumbnail(item.data, small, self.media.thumb_size)
             problem = made.problem
