@@ -242,6 +242,9 @@ async def main() -> None:
         "postgresql": lambda: postgres_db(args.pg_dsn),
         "sqlite": sqlite_db,
     }
+    unknown = sorted(set(args.engines.split(",")) - set(engines))
+    if unknown:
+        parser.error(f"unknown engine {', '.join(unknown)}: choose from {', '.join(engines)}")
     print(
         f"{args.repeat} rounds of {args.seconds:g} s per row, the best shown; "
         f"load average {os.getloadavg()[0]:.1f} at start"

@@ -26,6 +26,12 @@ PER_ARTICLE = 40
 CHUNK = 50_000
 
 
+def vector_text(vector: np.ndarray) -> str:
+    """pgvector's text form of a float32 vector, as rk sent vectors before it sent them in
+    binary (exact: every float32 prints back to itself); the baselines use it."""
+    return "[" + ",".join(map(str, vector.astype(np.float32).tolist())) + "]"
+
+
 def make_vectors(count: int, data: str, seed: int, noise: float = 1.0) -> np.ndarray:
     """``count`` unit vectors: random, or around ``count / 100`` centres plus noise of length
     ``noise`` (1.0: members sit at cosine ~0.7 from their centre, ~0.5 from each other)."""

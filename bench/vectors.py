@@ -39,7 +39,15 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.vector_data import DIM, MODEL, database, make_vectors, published_mask, start_server
+from bench.vector_data import (
+    DIM,
+    MODEL,
+    database,
+    make_vectors,
+    published_mask,
+    start_server,
+    vector_text,
+)
 from rk.core.config import VectorSettings
 from rk.core.plugins import new_plugin_manager
 from rk.core.vector_indexes import Placed
@@ -48,7 +56,7 @@ from rk.server.db.engine import close, connect
 from rk.server.services.embeddings import ModelInfo, submit
 from rk.server.vectors.db import engine, rows
 from rk.server.vectors.exact import ExactIndex
-from rk.server.vectors.pg_spaces import spaces, vector_text
+from rk.server.vectors.pg_spaces import spaces
 from rk.server.vectors.pgvector import PgvectorIndex
 
 K = 20

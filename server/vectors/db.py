@@ -7,6 +7,8 @@ from typing import Any
 from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
+from rk.server.db.engine import database_of
+from rk.server.db.pg_database import PgDatabase
 from rk.server.db.tables import ImageEmbedding
 
 
@@ -18,3 +20,12 @@ def engine() -> Engine:
 async def rows(sql: str, *args: Any) -> list[dict[str, Any]]:
     """Run one statement (``{}`` placeholders) and return its rows."""
     return [dict(row) for row in await engine().run_querystring(QueryString(sql, *args))]
+
+
+def pg_database() -> PgDatabase:
+    """The PostgreSQL ``Database`` of the tables, for what needs asyncpg itself (``$n``
+    parameters sent once, COPY, statements outside a transaction)."""
+    db = database_of(ImageEmbedding)
+    if not isinstance(db, PgDatabase):
+        raise TypeError("pgvector spaces live in PostgreSQL")
+    return db

@@ -13,9 +13,7 @@ import io
 
 import numpy as np
 
-from rk.server.db.engine import database_of
-from rk.server.db.pg_database import PgDatabase
-from rk.server.db.tables import ImageEmbedding
+from rk.server.vectors.db import pg_database
 
 HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
 """Signature, flags 0, header extension length 0."""
@@ -61,9 +59,7 @@ async def upsert_vectors(
     table: str, ids: list[int], image_ids: list[int], seqs: list[int], vectors: np.ndarray
 ) -> None:
     """Write these rows into ``table``: new ones added, older copies replaced."""
-    db = database_of(ImageEmbedding)
-    if not isinstance(db, PgDatabase):
-        raise TypeError("pgvector spaces live in PostgreSQL")
+    db = pg_database()
     data = copy_stream(np.asarray(ids), np.asarray(image_ids), np.asarray(seqs), vectors)
     async with db.transaction() as tx:
         await tx.conn.execute(f"CREATE TEMP TABLE rk_vector_stage (LIKE {table}) ON COMMIT DROP")

@@ -14,10 +14,7 @@ import asyncio
 import numpy as np
 
 from rk.core.vector_indexes import Scored
-from rk.server.db.engine import database_of
-from rk.server.db.pg_database import PgDatabase
-from rk.server.db.tables import ImageEmbedding
-from rk.server.vectors.db import engine, rows
+from rk.server.vectors.db import pg_database, rows
 from rk.server.vectors.pg_spaces import Space
 
 MAX_EF_SEARCH = 1000
@@ -28,24 +25,24 @@ size less two, so the rest of the process keeps connections)."""
 PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
 
 
-async def top_published(space: Space, query: str, k: int, ef: int) -> tuple[Scored, int]:
-    """The ``k`` best published images among the space's ``ef`` nearest to the ``query``
-    (pgvector text), and how many candidates the index gave (fewer than ``ef``: all it has).
+async def top_published(space: Space, query: np.ndarray, k: int, ef: int) -> tuple[Scored, int]:
+    """The ``k`` best published images among the space's ``ef`` nearest to the ``query``,
+    and how many candidates the index gave (fewer than ``ef``: all it has).
 
     Each candidate comes back with whether its article is published and live, read in the
-    same statement as the candidates themselves.
+    same statement as the candidates themselves. The query travels in binary as ``real[]``.
     """
-    async with engine().transaction():
-        await rows(f"SET LOCAL hnsw.ef_search = {int(ef)}")
-        found = await rows(
+    db = pg_database()
+    async with db.transaction() as tx:
+        await tx.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
+        found = await tx.rows(
             "SELECT c.image_id, c.d, a.id IS NOT NULL AS shown FROM (SELECT image_id,"
-            " embedding <=> ({}::text)::vector AS d"
-            f" FROM {space.table} ORDER BY embedding <=> ({{}}::text)::vector LIMIT {{}}) c"
+            " embedding <=> $1::real[]::vector AS d"
+            f" FROM {space.table} ORDER BY embedding <=> $1::real[]::vector LIMIT $2) c"
             " LEFT JOIN images i ON i.id = c.image_id"
             f" LEFT JOIN articles a ON a.id = i.article_id AND {PUBLISHED}"
             " ORDER BY c.d, c.image_id",
-            query,
-            query,
+            np.asarray(query, dtype=np.float32).tolist(),
             ef,
         )
     shown = [(int(row["image_id"]), 1.0 - float(row["d"])) for row in found if row["shown"]]
@@ -63,9 +60,7 @@ async def nearest_stored(
     (1.8 s for 100 among 100k). Each connection sets ``hnsw.ef_search`` once, in its own
     transaction; the vector travels in binary as ``real[]``.
     """
-    db = database_of(ImageEmbedding)
-    if not isinstance(db, PgDatabase):
-        raise TypeError("pgvector spaces live in PostgreSQL")
+    db = pg_database()
     ef = min(MAX_EF_SEARCH, max(candidates + 1, ef_search))
     sql = (
         f"SELECT image_id, embedding <=> $1::real[]::vector AS d FROM {space.table}"

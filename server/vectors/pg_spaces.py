@@ -8,7 +8,8 @@ that were there before the space (``backfill``). A space is *ready* once every v
 its (model, kind, dim) is in it and its HNSW index is built; until then search and
 placement use the exact index, so an existing install moves over without downtime.
 
-Every statement of the pgvector path is in this module and ``pg_queries``.
+Every statement of the pgvector path is in this module, ``pg_queries``, ``pg_copy`` and
+``pg_build`` (the HNSW index).
 """
 
 from __future__ import annotations
@@ -24,21 +25,13 @@ from piccolo.engine.base import Engine
 
 from rk.core.config import VectorSettings
 from rk.core.vector_indexes import Heartbeat, Progress
-from rk.server.db.engine import database_of
-from rk.server.db.pg_database import PgDatabase
-from rk.server.db.tables import ImageEmbedding
 from rk.server.vectors.clock import hold_vector_clock
 from rk.server.vectors.db import engine, rows
+from rk.server.vectors.pg_build import build_index, hnsw_ddl
 from rk.server.vectors.pg_copy import stored_matrix, upsert_vectors
 
 log = logging.getLogger(__name__)
 
-HNSW_M = 24
-HNSW_EF_CONSTRUCTION = 128
-"""Graph degree and build beam: pgvector's defaults (16, 64) reached recall@20 0.70 on
-clustered 512-d vectors here; these reach 0.98 at ``ef_search`` 200 (docs/PITFALLS)."""
-MAX_AUTO_BUILD_MB = 8192
-"""The most build memory taken unasked (a 1M × 512-d graph is about 3 GiB)."""
 MIN_VERSION = (0, 5, 0)
 """HNSW arrived in pgvector 0.5.0."""
 
@@ -64,16 +57,6 @@ class Space:
     @property
     def ready(self) -> bool:
         return self.ready_at > 0
-
-
-def vector_text(vector: np.ndarray) -> str:
-    """pgvector's text form of a float32 vector (exact: every float32 prints back to itself)."""
-    return "[" + ",".join(map(str, vector.astype(np.float32).tolist())) + "]"
-
-
-def bytes_text(stored: bytes) -> str:
-    """The text form of a vector as ``image_embeddings`` stores it (float32 LE bytes)."""
-    return vector_text(np.frombuffer(stored, dtype="<f4"))
 
 
 async def extension_problem() -> str | None:
@@ -164,16 +147,6 @@ async def ensure_space(model: str, kind: str, dim: int) -> Space:
     return space
 
 
-def hnsw_ddl(space: Space, *, concurrently: bool) -> str:
-    """``CREATE INDEX`` of the space's HNSW index (cosine distance)."""
-    how = "CONCURRENTLY " if concurrently else ""
-    return (
-        f"CREATE INDEX {how}IF NOT EXISTS {space.table}_hnsw ON {space.table}"
-        f" USING hnsw (embedding vector_cosine_ops)"
-        f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
-    )
-
-
 async def enabled() -> bool:
     """Whether the bound database has pgvector (a yes is remembered; a no asked again)."""
     db = engine()
@@ -200,7 +173,12 @@ async def prepare_save(model: str, keys: Iterable[tuple[str, int]]) -> None:
 
 async def copy_saved(model: str, saved: Iterable[tuple[int, str, int, bytes]]) -> None:
     """Inside the transaction that saved them: copy these ``(image_id, kind, dim, vector)``
-    into the model's spaces (the caller holds the vector clock)."""
+    into the model's spaces (the caller holds the vector clock).
+
+    Each space's vectors travel in binary as one flat ``real[]``, row ``n`` its ``n``-th
+    slice of ``dim`` (as text they cost more to format here and to parse there; see
+    ``bench.vector_wire``).
+    """
     if not await enabled():
         return
     groups: dict[tuple[str, int], list[tuple[int, bytes]]] = {}
@@ -213,15 +191,17 @@ async def copy_saved(model: str, saved: Iterable[tuple[int, str, int, bytes]]) -
         space = by_key.get(key)
         if space is None:
             continue  # no space yet: ensure_space and backfill copy it later
+        dim = int(space.dim)
         await rows(
             f"INSERT INTO {space.table} (embedding_id, image_id, change_seq, embedding)"
-            " SELECT e.id, e.image_id, e.change_seq, v.vec::vector"
-            " FROM unnest({}::bigint[], {}::text[]) AS v(image_id, vec)"
+            " SELECT e.id, e.image_id, e.change_seq,"
+            f" (({{}}::real[])[(v.n - 1) * {dim} + 1 : v.n * {dim}])::vector"
+            " FROM unnest({}::bigint[]) WITH ORDINALITY AS v(image_id, n)"
             " JOIN image_embeddings e ON e.image_id = v.image_id AND e.model = {}"
-            f" ON CONFLICT (embedding_id) DO UPDATE SET image_id = excluded.image_id,"
+            " ON CONFLICT (embedding_id) DO UPDATE SET image_id = excluded.image_id,"
             " change_seq = excluded.change_seq, embedding = excluded.embedding",
+            np.frombuffer(b"".join(vector for _, vector in items), dtype="<f4").tolist(),
             [image_id for image_id, _ in items],
-            [bytes_text(vector) for _, vector in items],
             model,
         )
 
@@ -277,51 +257,3 @@ async def backfill(
     await build_index(space, settings.build_memory_mb)
     await rows("UPDATE vector_spaces SET ready_at = {} WHERE id = {}", int(time.time()), space.id)
     return done
-
-
-def build_memory_mb(count: int, dim: int, setting: int) -> int:
-    """``maintenance_work_mem`` of a build: ``setting`` when positive, else enough for the
-    HNSW graph of ``count`` vectors to be built in memory (twice an element's vector and
-    level-0 links, at least 64 MiB, at most ``MAX_AUTO_BUILD_MB``).
-
-    A graph that outgrows it is finished on disk, many times slower (1M × 512-d under
-    1 GiB: about 20,000 vectors a minute on 2 cores).
-    """
-    if setting > 0:
-        return setting
-    element = 4 * dim + 8 + 2 * HNSW_M * 16 + 256
-    return max(64, min(MAX_AUTO_BUILD_MB, -(-2 * count * element // 2**20)))
-
-
-async def build_index(space: Space, memory_mb: int, *, rebuild: bool = False) -> None:
-    """Build the space's HNSW index while writes go on (``CONCURRENTLY``, on a pool connection
-    of its own, outside any transaction), in ``memory_mb`` (0: sized to the table)."""
-    db = database_of(ImageEmbedding)
-    if not isinstance(db, PgDatabase):
-        raise TypeError("pgvector spaces live in PostgreSQL")
-    async with db.pool.acquire() as conn:  # outside any transaction, as CONCURRENTLY needs
-        count = await conn.fetchval(f"SELECT COUNT(*) FROM {space.table}")
-        memory = build_memory_mb(int(count), space.dim, memory_mb)
-        await conn.execute(f"SET maintenance_work_mem = '{memory}MB'")
-        try:
-            valid = await conn.fetchval(
-                "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
-                " WHERE c.relname = $1",
-                f"{space.table}_hnsw",
-            )
-            started = time.perf_counter()
-            if valid is None:
-                await conn.execute(hnsw_ddl(space, concurrently=True))
-            elif rebuild or not valid:  # an interrupted concurrent build leaves an invalid one
-                await conn.execute(f"REINDEX INDEX CONCURRENTLY {space.table}_hnsw")
-            else:
-                return
-            log.info(
-                "vectors: %s HNSW index built over %d vectors in %.0f s (%d MiB build memory)",
-                space.table,
-                count,
-                time.perf_counter() - started,
-                memory,
-            )
-        finally:
-            await conn.execute("RESET maintenance_work_mem")

@@ -28,6 +28,7 @@ from rk.server.services.job_lock import JobLease, new_holder
 from rk.server.services.neighbours import NO_THRESHOLD
 from rk.server.vectors.db import rows
 from rk.server.vectors.exact import ExactIndex
+from rk.server.vectors.pg_build import build_index
 from rk.server.vectors.pg_queries import (
     MAX_EF_SEARCH,
     kth_scores,
@@ -37,11 +38,9 @@ from rk.server.vectors.pg_queries import (
 from rk.server.vectors.pg_spaces import (
     Space,
     backfill,
-    build_index,
     ensure_space,
     extension_problem,
     spaces,
-    vector_text,
 )
 
 log = logging.getLogger(__name__)
@@ -126,12 +125,11 @@ class PgvectorIndex:
             return await self.fallback.search(model, query, k, kind)
         if self._fallback is not None and all(space.ready for space in known):
             self._fallback.indexes.drop(model)  # filled: the copy in memory is no longer needed
-        text = vector_text(query)
         merged: Scored = []
         for space in chosen:
             ef = min(MAX_EF_SEARCH, max(self.settings.ef_search, k))
             while True:
-                hits, given = await top_published(space, text, k, ef)
+                hits, given = await top_published(space, query, k, ef)
                 if len(hits) >= k or given < ef or ef >= MAX_EF_SEARCH:
                     break
                 ef = min(MAX_EF_SEARCH, ef * 2)  # unpublished candidates crowded the top

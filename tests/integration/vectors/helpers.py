@@ -8,8 +8,8 @@ import pluggy
 from piccolo.querystring import QueryString
 
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
-from rk.server.db.tables import Image
-from rk.server.services.embeddings import ModelInfo, submit
+from rk.server.db.tables import Image, ImageEmbedding
+from rk.server.services.embeddings import ModelInfo, submit, vector_bytes
 from rk.server.services.neighbour_lists import decode
 from rk.server.services.neighbours import normalised
 from tests.integration.embeddings import seed
@@ -38,6 +38,21 @@ async def save(
         EmbeddingSubmit(items=items), ModelInfo(model_id=MODEL, dim=DIM), pm, failure_cap=3
     )
     assert result.saved == len(items), result.errors
+
+
+async def bulk(rng: np.random.Generator, count: int) -> list[int]:
+    """Vectors written straight into image_embeddings, as an install before pgvector had them."""
+    article = await seed.article("before")
+    images = await seed.images(article, count)
+    await ImageEmbedding.insert(
+        *[
+            ImageEmbedding(
+                image_id=i, model=MODEL, kind="runway", dim=DIM, vector=vector_bytes(v.tolist())
+            )
+            for i, v in zip(images, clustered(rng, count), strict=True)
+        ]
+    )
+    return images
 
 
 async def show(

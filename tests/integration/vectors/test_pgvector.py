@@ -15,16 +15,15 @@ from rk.core.plugins import RkPluginManager
 from rk.core.vector_indexes import Placed
 from rk.server.db.engine import close, connect
 from rk.server.db.migrate import migrate
-from rk.server.db.tables import ImageEmbedding
-from rk.server.services.embeddings import vector_bytes
 from rk.server.services.job_lock import JobLease
 from rk.server.vectors.choose import open_vector_index
 from rk.server.vectors.db import rows
 from rk.server.vectors.exact import ExactIndex
-from rk.server.vectors.pg_spaces import build_memory_mb, spaces
+from rk.server.vectors.pg_build import build_memory_mb
+from rk.server.vectors.pg_spaces import spaces
 from rk.server.vectors.pgvector import PgvectorIndex
 from tests.integration.embeddings import seed
-from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
+from tests.integration.vectors.helpers import DIM, MODEL, brute, bulk, clustered, save, show
 from tests.support.cli import rk
 
 
@@ -71,19 +70,35 @@ async def test_on_pgvector_auto_chooses_it(
         await close(engine)
 
 
-async def _bulk(rng: np.random.Generator, count: int) -> list[int]:
-    """Vectors written straight into image_embeddings, as an install before pgvector had them."""
-    article = await seed.article("before")
-    images = await seed.images(article, count)
-    await ImageEmbedding.insert(
-        *[
-            ImageEmbedding(
-                image_id=i, model=MODEL, kind="runway", dim=DIM, vector=vector_bytes(v.tolist())
-            )
-            for i, v in zip(images, clustered(rng, count), strict=True)
-        ]
-    )
-    return images
+async def test_saved_vectors_reach_the_space_bit_for_bit(
+    pgvector_dsn: str, plugin_manager: RkPluginManager
+) -> None:
+    """What ``POST embeddings`` stores is what pgvector holds, float32 for float32: new rows
+    and rewritten ones, a subnormal and a negative zero among them."""
+    await migrate(pgvector_dsn)
+    engine = await connect(pgvector_dsn)
+    rng = np.random.default_rng(13)
+    try:
+        article = await seed.article("exact")
+        images = await seed.images(article, 40)
+        first = clustered(rng, 40)
+        first[10, :2] = (1e-42, -0.0)
+        await save(plugin_manager, images, first)
+        await save(plugin_manager, images[:10], clustered(rng, 10))  # rewritten in place
+        [space] = await spaces(MODEL)
+        found = await rows(
+            "SELECT e.image_id, e.vector, v.embedding::real[] AS copied FROM image_embeddings e"
+            f" JOIN {space.table} v ON v.embedding_id = e.id ORDER BY e.image_id"
+        )
+        assert [row["image_id"] for row in found] == images
+        for row in found:
+            assert np.asarray(row["copied"], dtype="<f4").tobytes() == bytes(row["vector"])
+        edge = np.frombuffer(bytes(found[10]["vector"]), dtype="<f4")
+        assert 0 < edge[0] < np.finfo(np.float32).tiny
+        assert edge[1] == 0
+        assert np.signbit(edge[1])
+    finally:
+        await close(engine)
 
 
 async def test_an_existing_install_moves_over_while_search_keeps_answering(
@@ -93,7 +108,7 @@ async def test_an_existing_install_moves_over_while_search_keeps_answering(
     engine = await connect(pgvector_dsn)
     rng = np.random.default_rng(7)
     try:
-        await _bulk(rng, 80)
+        await bulk(rng, 80)
         index = PgvectorIndex(VectorSettings(reindex_batch=16))
         [(space, count)] = await index.prepare()
         assert count == 80
@@ -146,7 +161,7 @@ async def test_rk_vectors_reindex_and_status(pgvector_dsn: str) -> None:
     await migrate(pgvector_dsn)
     engine = await connect(pgvector_dsn)
     try:
-        await _bulk(np.random.default_rng(9), 50)
+        await bulk(np.random.default_rng(9), 50)
     finally:
         await close(engine)
     env = {"RK_DATABASE": pgvector_dsn}
@@ -176,7 +191,7 @@ async def test_reindex_takes_over_from_the_background_fill_of_its_own_process(
     await migrate(pgvector_dsn)
     engine = await connect(pgvector_dsn)
     try:
-        await _bulk(np.random.default_rng(10), 60)
+        await bulk(np.random.default_rng(10), 60)
         for _ in range(3):
             index = PgvectorIndex(VectorSettings(reindex_batch=8))
             assert await index.open() is None
@@ -198,7 +213,7 @@ async def test_reindex_while_another_process_fills_says_so_and_changes_nothing(
     await migrate(pgvector_dsn)
     engine = await connect(pgvector_dsn)
     try:
-        await _bulk(np.random.default_rng(11), 20)
+        await bulk(np.random.default_rng(11), 20)
         other = JobLease("pgvector-backfill", "backend-on-another-host", 60)
         assert await other.acquire()
         index = PgvectorIndex(VectorSettings())
