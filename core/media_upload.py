@@ -5,10 +5,10 @@ PUT the bytes → report ``ImageRef{url, key, size, sha1}``. With the bytes in h
 makes the thumbnail (``thumb/<sha1 of the original>.jpg``) and uploads it, so the backend
 never needs the original; when the source named a smaller rendition (``thumb_url``) the
 thumbnail is made from that one small GET instead of decoding the original
-(``rk.core.renditions``), else, or when it is missing or unfit, from the original. Upload URLs are asked for a show at a time (``POST
-upload-urls``: one request for the originals, one for the new thumbnails). When the
-backend answers ``exists`` (the archive or storage already holds the key) nothing is PUT:
-a re-crawl uploads nothing new. Any failure of one
+(``rk.core.renditions``), else (or when it is missing or unfit) from the original. Upload
+URLs are asked for a show at a time (``POST upload-urls``: one request for the originals,
+one for the new thumbnails). When the backend answers ``exists`` (the archive or storage
+already holds the key) nothing is PUT: a re-crawl uploads nothing new. Any failure of one
 image reports it with its URL only, and the show still goes. The spider never holds
 storage credentials, only short-lived upload URLs.
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 from PIL import Image as PILImage
 
@@ -10,7 +11,7 @@ from rk.core.keys import sha1_hex
 from rk.core.thumbs import make_thumbnail
 from rk.core.wire import ImageRef
 from tests.integration.server.conftest import StartBackend
-from tests.integration.server.helpers import article_of, images_of, show
+from tests.integration.server.helpers import UPLOAD_URL, article_of, images_of, show
 from tests.integration.server.images import Answer, ImageServer, jpeg
 
 
@@ -84,3 +85,32 @@ async def test_a_truncated_original_is_never_vouched_for_by_its_rendition(
     job = await backend.ingest_and_wait(show("ss31/truncated", refs))
     assert job["status"] == "done"
     assert job["note"] == "created, 1 image, 1 missing: look 1 (image does not decode)"
+
+
+async def test_an_uploaded_original_without_its_thumbnail_gets_one_from_the_rendition(
+    start_backend: StartBackend, images: ImageServer
+) -> None:
+    backend = await start_backend()
+    original = jpeg(7, (600, 900))
+    key = f"runway/{sha1_hex(original)}.jpg"
+    request = {"key": key, "size": len(original), "sha1": sha1_hex(original)}
+    grant = (await backend.signed("POST", UPLOAD_URL, json.dumps(request).encode())).json()
+    put = await backend.client.put(grant["url"], content=original, headers=grant["headers"])
+    assert put.status_code == 201, put.text
+    ref = ImageRef(
+        url=images.url("/never-fetched.jpg"),
+        key=key,
+        size=len(original),
+        thumb_url=images.add("/7-400x600.jpg", colour_jpeg(BLUE, (400, 600))),
+    )
+    payload = show("ss31/uploaded", [ref])
+    job = await backend.ingest_and_wait(payload)
+    assert job["note"] == "created, 1 image; thumbnails: 1 from renditions"
+    article = await article_of(payload)
+    assert article is not None
+    row = (await images_of(article["id"]))[0]
+    assert (row["key"], row["uploaded_by_spider"]) == (key, True)
+    thumb = PILImage.open(io.BytesIO(await backend.storage.get(row["thumb_key"])))
+    assert thumb.size == (256, 384)
+    assert all(abs(a - b) <= 16 for a, b in zip(thumb.getpixel((128, 192)), BLUE, strict=True))
+    assert "/never-fetched.jpg" not in images.hits
