@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 import msgspec
+from litestar import Litestar, post
 
 from rk.core.signing import signed_headers
 from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
@@ -69,10 +70,8 @@ def payload(brand_uid: str = "", looks: int = 40) -> bytes:
     return msgspec.json.encode(show)
 
 
-def bare_server(port: int, decode: bool) -> None:
+def bare_app(decode: bool) -> Litestar:
     """A Litestar app whose one route answers 202: reading nothing, or decoding the body."""
-    import uvicorn
-    from litestar import Litestar, post
 
     @post(PATH, status_code=202)
     async def accept() -> dict[str, int]:
@@ -82,7 +81,14 @@ def bare_server(port: int, decode: bool) -> None:
     async def accept_decoded(data: ShowIngest) -> dict[str, int]:
         return {"job_id": len(data.looks)}
 
-    app = Litestar([accept_decoded if decode else accept])
+    return Litestar([accept_decoded if decode else accept])
+
+
+def bare_server(port: int, decode: bool) -> None:
+    """``bare_app`` under uvicorn on ``port``."""
+    import uvicorn
+
+    app = bare_app(decode)
     uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
 
 

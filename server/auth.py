@@ -1,26 +1,31 @@
-"""The HMAC guard of ``/admin/internal/*``: every request must be signed with the ingest secret.
+"""The HMAC check of ``/admin/internal/*``: every request must be signed with the ingest secret.
 
 The signed path is the raw request path plus ``?query`` (as ``rk.core.signing`` defines
-it). Reading the body here caches it for the handler and enforces the body size limit
-(413) before any work is done; a bad, missing or stale signature is a 401, and a
-signature already used (a replay, by any backend process) is a 409. A route whose
-``opt`` sets ``RECORDS_SIGNATURE`` records the signature itself, in the same write as its
-own effect (ingest: with its job), and finds it here in ``request.state.signature``.
+it). ``hmac_guard`` guards the routes of the internal router: reading the body there
+caches it for the handler and enforces the body size limit (413) before any work is done;
+a bad, missing or stale signature is a 401, and a signature already used (a replay, by
+any backend process) is a 409. ``POST ingest`` is served outside that router by its own
+lean path (``rk.server.routes.ingest``), which calls ``check_signature`` itself and records
+the signature in the same write as its job.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from litestar import Request
 from litestar.connection import ASGIConnection
+from litestar.datastructures import State
 from litestar.handlers.base import BaseRouteHandler
+from litestar.types import Scope
 
 from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
 from rk.server.errors import ApiError
 
-RECORDS_SIGNATURE = "records_signature"
-"""Route ``opt`` key: the handler records the signature with its own write (replay → 409)."""
+_SIGNATURE, _TIMESTAMP, _NONCE = (
+    h.lower() for h in (SIGNATURE_HEADER, TIMESTAMP_HEADER, NONCE_HEADER)
+)
 
 
 class ReplayedRequest(ApiError):
@@ -42,36 +47,40 @@ class Signature(NamedTuple):
     expires_at: int
 
 
-def signed_path(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+def signed_path(scope: Scope) -> str:
     """The path a client signed: raw path, plus ``?query`` when there is one."""
-    scope = connection.scope
     raw = scope.get("raw_path") or scope["path"].encode()
     path = raw.decode("latin-1")
     query = scope.get("query_string", b"")
     return f"{path}?{query.decode('latin-1')}" if query else path
 
 
-async def hmac_guard(
-    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
-) -> None:
-    """Raise SignatureError (→ 401) unless the request carries a valid, fresh signature."""
-    state = connection.app.state
-    body = await connection.body() if isinstance(connection, Request) else b""
-    sig = connection.headers.get(SIGNATURE_HEADER)
+def check_signature(
+    state: State, scope: Scope, headers: Mapping[str, str], body: bytes
+) -> Signature:
+    """The request's verified signature; SignatureError (→ 401) unless valid and fresh.
+
+    ``headers`` is looked up by lower-case name (Litestar's ``Headers`` ignores case).
+    """
+    sig = headers.get(_SIGNATURE)
     skew_s = state.settings.security.clock_skew_s
     timestamp = verify(
         state.secrets.ingest,
-        str(connection.scope.get("method", "GET")),
-        signed_path(connection),
-        connection.headers.get(TIMESTAMP_HEADER),
+        str(scope.get("method", "GET")),
+        signed_path(scope),
+        headers.get(_TIMESTAMP),
         sig,
         body,
-        nonce=connection.headers.get(NONCE_HEADER),
+        nonce=headers.get(_NONCE),
         skew_s=skew_s,
     )
-    signed = Signature((sig or "").strip().lower(), timestamp + skew_s)
-    if handler.opt.get(RECORDS_SIGNATURE):
-        connection.state.signature = signed
-        await state.replay_guard.sweep()
-    elif not await state.replay_guard.first_use(signed.hex, signed.expires_at):
+    return Signature((sig or "").strip().lower(), timestamp + skew_s)
+
+
+async def hmac_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Raise SignatureError (→ 401) unless the request carries a valid, fresh, unused signature."""
+    state = connection.app.state
+    body = await connection.body() if isinstance(connection, Request) else b""
+    signed = check_signature(state, connection.scope, connection.headers, body)
+    if not await state.replay_guard.first_use(signed.hex, signed.expires_at):
         raise ReplayedRequest()

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
-from litestar.types import ExceptionHandlersMap
+from litestar.types import ExceptionHandlersMap, Receive, Scope, Send
 
 from rk.core.errors import InvalidKey, RkError, SignatureError
 from rk.core.redact import public_message
@@ -140,3 +140,20 @@ def exception_handlers() -> ExceptionHandlersMap:
         ApiError: _api,
         Exception: _unexpected,
     }
+
+
+_HANDLERS: dict[type[BaseException], Any] = {
+    key: handler for key, handler in exception_handlers().items() if isinstance(key, type)
+}
+
+
+async def send_error(scope: Scope, receive: Receive, send: Send, exc: Exception) -> None:
+    """Answer ``exc`` with the handler the app would pick (the closest class in its MRO).
+
+    For code that runs in a route's own middleware, outside Litestar's exception
+    middleware (``rk.server.routes.ingest``), so its errors are answered exactly alike.
+    """
+    handler = next(_HANDLERS[cls] for cls in type(exc).__mro__ if cls in _HANDLERS)
+    request = scope["app"].request_class(scope=scope, receive=receive, send=send)
+    response = handler(request, exc)
+    await response.to_asgi_response(app=None, request=request)(scope, receive, send)

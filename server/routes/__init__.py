@@ -2,7 +2,8 @@
 
 ``all_routes`` is the one list ``create_app`` mounts. A new spider-facing module adds its
 controller to ``internal_handlers`` (signed, strict bodies, size-limited); anything else
-goes straight into ``all_routes``.
+goes straight into ``all_routes``. ``POST ingest`` is signed too, but serves itself
+(``rk.server.routes.ingest``), so it sits beside that router rather than under its guard.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rk.server.requests import StrictRequest
 from rk.server.routes.crawl import CrawlTaskController
 from rk.server.routes.embeddings import EmbeddingsController
 from rk.server.routes.health import HealthController
+from rk.server.routes.ingest import ingest
 from rk.server.routes.internal import InternalController
 from rk.server.routes.media import media_routes
 from rk.server.routes.ping import PingController
@@ -42,8 +44,10 @@ def all_routes(settings: Settings, secret: str = "") -> list[ControllerRouterHan
         request_class=StrictRequest,
         request_max_body_size=settings.server.max_body_bytes,
     )
+    lean = Router(INTERNAL_PREFIX, route_handlers=[ingest])  # checks its own signature
     return [
         internal,
+        lean,
         admin_router(settings, secret or resolve_secrets(settings).media),
         *media_routes(),
         SearchController,

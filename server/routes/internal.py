@@ -1,4 +1,4 @@
-"""The signed spider API under ``/admin/internal``: ingest, upload-url, brand lookup/ensure.
+"""The signed spider API under ``/admin/internal``: upload-url, brand lookup/ensure.
 
 Bodies are decoded strictly into the wire Structs (``rk.server.requests``); every request
 is HMAC-checked by the router's guard (``rk.server.auth``) before a handler runs.
@@ -6,9 +6,9 @@ is HMAC-checked by the router's guard (``rk.server.auth``) before a handler runs
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Controller, Request, get, post
+from litestar import Controller, get, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, Parameter
 
@@ -17,18 +17,14 @@ from rk.core.storage import Storage
 from rk.core.wire import (
     BrandEnsure,
     BrandInfo,
-    IngestAccepted,
-    ShowIngest,
     UploadUrl,
     UploadUrlRequest,
     UploadUrls,
     UploadUrlsRequest,
 )
-from rk.server.auth import RECORDS_SIGNATURE
 from rk.server.errors import ApiError, NotFound
 from rk.server.services.brand_admin import BrandInputError
 from rk.server.services.brands import brand_info
-from rk.server.services.intake import ShowIntake
 from rk.server.services.season_crawl import ensure_brand
 from rk.server.services.upload_grants import grant_many, grant_one
 
@@ -38,28 +34,10 @@ BrandRefParam = Annotated[
 
 
 class InternalController(Controller):
-    """What spiders call: submit a show, get an upload URL, look up or ensure a brand."""
+    """What spiders call: get upload URLs, look up or ensure a brand (ingest: ``routes.ingest``)."""
 
     path = "/"
     tags = ("internal",)
-
-    @post(
-        "/ingest",
-        status_code=202,
-        summary="Queue a show for ingest",
-        opt={RECORDS_SIGNATURE: True},
-    )
-    async def ingest(
-        self,
-        request: Request[Any, Any, Any],
-        data: JSONBody[ShowIngest],
-        intake: NamedDependency[ShowIntake],
-    ) -> IngestAccepted:
-        """Validate the show, resolve its brand and queue an ingest job; 202 with its id.
-
-        The job and the request's signature are written together: a replay queues nothing.
-        """
-        return IngestAccepted(job_id=await intake.submit(data, request.state.signature))
 
     @post("/upload-url", status_code=200, summary="Presign a PUT for one content-addressed key")
     async def upload_url(

@@ -74,11 +74,12 @@ def index_dsn(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
 async def setup(
     index_dsn: tuple[str, str], plugin_manager: RkPluginManager
 ) -> AsyncIterator[Setup]:
-    """Each built-in index on each database it serves, migrated, bound and opened."""
+    """Each built-in index on each database it serves, migrated, bound and opened; HNSW
+    asks for 200 candidates, every vector of the contract's small sets."""
     name, dsn = index_dsn
     await migrate(dsn)
     engine = await connect(dsn)
-    index = get_vector_index(name, plugin_manager)(VectorSettings())
+    index = get_vector_index(name, plugin_manager)(VectorSettings(ef_search=200))
     try:
         assert await index.open() is None
         yield Setup(name, dsn, index)

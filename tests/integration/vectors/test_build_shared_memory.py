@@ -115,7 +115,8 @@ async def test_a_build_short_of_shared_memory_is_done_again_serially(
         [found] = await rows("SELECT current_setting('dynamic_shared_memory_type') AS t")
         assert found["t"] == "mmap"
         await bulk(rng, 2000)
-        index = PgvectorIndex(VectorSettings(build_memory_mb=64))
+        # ef_search 1000 looks at half of the 2,000: the built index must answer exactly
+        index = PgvectorIndex(VectorSettings(build_memory_mb=64, ef_search=1000))
         for _ in ("create", "rebuild (REINDEX, which leaves a _ccnew copy)"):
             caplog.clear()
             with caplog.at_level(logging.WARNING, logger="rk.server.vectors"):
