@@ -14,9 +14,13 @@ A local image server (its own process, images held in memory) serves ``--shows``
 - rk: a backend (in this process, SQLite + ``file://`` in a temp dir, ``--workers`` ingest
   workers with ``media.concurrency`` = ``--concurrency``) given every show by signed POST;
   timed from the first POST until every job is done. This includes what the loops do not:
-  the SSRF checks, the storage checks, the media claims and the article transaction.
+  the SSRF checks, the storage checks, the media claims and the article transaction;
+- rk with renditions: the same, each image naming its ``w_360`` rendition
+  (``ImageRef.thumb_url``, as the Vogue source names ``sm``), which the worker fetches and
+  makes the thumbnail from instead of decoding the original. The PSNR of those thumbnails
+  against the ones made from the originals is printed under the table.
 
-``--rounds`` rounds run the three rows in turn (other jobs on shared cores slow every row
+``--rounds`` rounds run the four rows in turn (other jobs on shared cores slow every row
 alike), and each row's median is printed with the spread of the per-round ratios.
 Everything runs on uvloop when it is installed, as ``rk serve-backend`` (uvicorn) does;
 ``--loop asyncio`` runs on asyncio's own loop instead.
@@ -55,8 +59,9 @@ from rk.core.config import (
     ServerSettings,
     Settings,
 )
+from rk.core.renditions import read_header
 from rk.core.signing import signed_headers
-from rk.core.thumbs import thumbnail
+from rk.core.thumbs import make_thumbnail, thumbnail
 from rk.core.wire import ImageRef, Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.db.tables import IngestJob
@@ -64,6 +69,7 @@ from tests.support.net import free_port, wait_for_port
 
 SECRET = "bench-secret"
 LOOKS = 40
+RENDITION_WIDTH = 360
 THUMB_SIDE = MediaSettings().thumb_size
 T = TypeVar("T")
 
@@ -115,12 +121,35 @@ def make_images(folder: Path, shows: int, size: tuple[int, int]) -> int:
         for look in range(LOOKS):
             noise = rng.integers(-24, 24, size=(height, width, 3))
             pixels = np.clip(base + noise + (show * LOOKS + look) % 50, 0, 255).astype(np.uint8)
+            img = Image.fromarray(pixels, "RGB")
             out = io.BytesIO()
-            Image.fromarray(pixels, "RGB").save(out, "JPEG", quality=85)
+            img.save(out, "JPEG", quality=85)
             path = folder / f"{show}-{look}.jpg"
             path.write_bytes(out.getvalue())
             total += path.stat().st_size
+            small = (RENDITION_WIDTH, round(height * RENDITION_WIDTH / width))
+            out = io.BytesIO()
+            img.resize(small, Image.Resampling.LANCZOS).save(out, "JPEG", quality=85)
+            (folder / f"{show}-{look}-w{RENDITION_WIDTH}.jpg").write_bytes(out.getvalue())
     return total
+
+
+def rendition_psnr(folder: Path) -> tuple[float, float]:
+    """(mean, worst) PSNR of thumbnails made from the renditions (at the original's
+    thumbnail size, as the worker makes them) against rk's thumbnails of the originals."""
+    values = []
+    for path in sorted(folder.glob("*-w*.jpg")):
+        data = path.with_name(path.name.replace(f"-w{RENDITION_WIDTH}", "")).read_bytes()
+        header = read_header(data)
+        assert header is not None
+        made = make_thumbnail(path.read_bytes(), THUMB_SIDE, fit=header.thumb(THUMB_SIDE))
+        reference = make_thumbnail(data, THUMB_SIDE)
+        assert made is not None
+        assert reference is not None
+        x, y = (np.asarray(Image.open(io.BytesIO(b)), dtype=np.float64) for b in (made, reference))
+        mse = max(float(((x - y) ** 2).mean()), 1e-12)
+        values.append(10 * np.log10(255**2 / mse))
+    return float(np.mean(values)), float(min(values))
 
 
 def image_server(folder: str, port: int) -> None:
@@ -144,6 +173,16 @@ def image_server(folder: str, port: int) -> None:
 
 def show_urls(port: int, show: int) -> list[str]:
     return [f"http://127.0.0.1:{port}/{show}-{look}.jpg" for look in range(LOOKS)]
+
+
+def show_refs(port: int, show: int, renditions: bool) -> list[ImageRef]:
+    """The show's images, each naming its ``w_360`` rendition when ``renditions``."""
+    return [
+        ImageRef(url=url, thumb_url=url.replace(".jpg", f"-w{RENDITION_WIDTH}.jpg"))
+        if renditions
+        else ImageRef(url=url)
+        for url in show_urls(port, show)
+    ]
 
 
 async def write_plain(out: Path, data: bytes) -> None:
@@ -211,7 +250,9 @@ async def wait_finished(jobs: int, timeout_s: float = 900) -> None:
     raise SystemExit(f"ingest jobs not finished after {timeout_s} s")
 
 
-async def rk_ingest(port: int, shows: int, concurrency: int, workers: int, data: Path) -> Timing:
+async def rk_ingest(
+    port: int, shows: int, concurrency: int, workers: int, data: Path, renditions: bool = False
+) -> Timing:
     """Seconds and CPU seconds from the first signed POST until every ingest job is done."""
     backend_port = free_port()
     settings = Settings(
@@ -246,8 +287,8 @@ async def rk_ingest(port: int, shows: int, concurrency: int, workers: int, data:
                     show_key=f"bench/show-{show}",
                     title=f"Bench show {show}",
                     looks=[
-                        Look(number=n, image=ImageRef(url=url))
-                        for n, url in enumerate(show_urls(port, show), start=1)
+                        Look(number=n, image=ref)
+                        for n, ref in enumerate(show_refs(port, show, renditions), start=1)
                     ],
                 )
                 body = msgspec.json.encode(payload)
@@ -262,7 +303,9 @@ async def rk_ingest(port: int, shows: int, concurrency: int, workers: int, data:
                 IngestJob.status == "failed"
             )
             notes = await IngestJob.select(IngestJob.note).where(IngestJob.status == "done")
-            if failed or any(n["note"] != f"created, {LOOKS} images" for n in notes):
+            note = f"created, {LOOKS} images"
+            note += f"; thumbnails: {LOOKS} from renditions" if renditions else ""
+            if failed or any(n["note"] != note for n in notes):
                 raise SystemExit(f"ingest did not store every image: {failed or notes}")
             return elapsed
     finally:
@@ -302,7 +345,7 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        rounds: list[tuple[Timing, Timing, Timing]] = []
+        rounds: list[tuple[Timing, Timing, Timing, Timing]] = []
         try:
             wait_for_port(port)
             for n in range(args.rounds):
@@ -322,11 +365,23 @@ def main() -> None:
                     rk_ingest(port, args.shows, args.concurrency, args.workers, root / f"rk-{n}"),
                     args.loop,
                 )
-                rounds.append((loop_t, thumbs_t, rk_t))
+                rendition_t = run(
+                    rk_ingest(
+                        port,
+                        args.shows,
+                        args.concurrency,
+                        args.workers,
+                        root / f"rk-renditions-{n}",
+                        renditions=True,
+                    ),
+                    args.loop,
+                )
+                rounds.append((loop_t, thumbs_t, rk_t, rendition_t))
         finally:
             server.terminate()
             server.wait(timeout=30)
-    report(args, width, height, total / 1e6, rounds)
+        psnr = rendition_psnr(root / "images")
+    report(args, width, height, total / 1e6, rounds, psnr)
 
 
 def report(
@@ -334,7 +389,8 @@ def report(
     width: int,
     height: int,
     mb: float,
-    rounds: list[tuple[Timing, Timing, Timing]],
+    rounds: list[tuple[Timing, Timing, Timing, Timing]],
+    psnr: tuple[float, float],
 ) -> None:
     """The median of each row over the rounds, and the spread of the per-round ratios.
 
@@ -353,16 +409,22 @@ def report(
         "httpx download-and-write loop (no thumbnail)",
         "same work: + sha1 + thumbnail, both written",
         "rk ingest worker (+ checks, claims, DB)",
+        f"rk ingest worker, thumbs from w_{RENDITION_WIDTH}",
     )
     for i, name in enumerate(names):
         wall = statistics.median(r[i].wall for r in rounds)
         cpu = statistics.median(r[i].cpu for r in rounds)
         print(f"{name:<44}{wall:>9.2f}{args.shows / wall:>9.2f}{mb / wall:>8.1f}{cpu:>8.2f}")
-    for label, i in (("same-work loop (judged)", 1), ("plain loop (does less than rk)", 0)):
-        for clock in ("wall", "cpu"):
-            ratios = sorted(getattr(r[i], clock) / getattr(r[2], clock) for r in rounds)
-            spread = f" (rounds {ratios[0]:.2f}–{ratios[-1]:.2f})" if len(ratios) > 1 else ""
-            print(f"ratio rk / {label}, {clock}: {statistics.median(ratios):.2f}{spread}")
+    for row, rk in ((2, "rk"), (3, f"rk with w_{RENDITION_WIDTH}")):
+        for label, i in (("same-work loop (judged)", 1), ("plain loop (does less than rk)", 0)):
+            for clock in ("wall", "cpu"):
+                ratios = sorted(getattr(r[i], clock) / getattr(r[row], clock) for r in rounds)
+                spread = f" (rounds {ratios[0]:.2f}–{ratios[-1]:.2f})" if len(ratios) > 1 else ""
+                print(f"ratio {rk} / {label}, {clock}: {statistics.median(ratios):.2f}{spread}")
+    print(
+        f"thumbnails from w_{RENDITION_WIDTH} renditions vs from the originals: PSNR mean "
+        f"{psnr[0]:.1f} dB, worst {psnr[1]:.1f} dB"
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ storage of a real ``rk serve-backend`` process. The baseline, in the same run an
 same concurrency, is a plain httpx loop that GETs each image of a second, same-sized set
 and PUTs it to an upload URL fetched beforehand (nothing else). A re-crawl of the first
 set (the backend answers ``exists``: nothing PUT) and the thumbnail work alone are shown
-too, since they decide what a re-crawl costs. Each path also shows the CPU seconds it took
+too, since they decide what a re-crawl costs. A fourth set goes through the same path with
+each image's ``w_360`` rendition named (``ImageRef.thumb_url``, as the Vogue source names
+``sm``): the thumbnail is made from that small GET instead of the original, and its PSNR
+against the original-made thumbnail is printed. Each path also shows the CPU seconds it took
 in all three processes (this one, the backend, the image server): on shared cores the wall
 ratio cannot beat the CPU ratio for long.
 
@@ -43,9 +46,10 @@ from rk.core.config import MediaSettings, Settings, SpiderSettings
 from rk.core.http import polite_client
 from rk.core.keys import content_key, sha1_hex
 from rk.core.media_upload import MediaUploader, UploadStats
+from rk.core.renditions import read_header
 from rk.core.thumbs import JPEG_QUALITY, make_thumbnail
 from rk.core.wire import ImageRef, Look, ShowIngest, UploadUrl, UploadUrlRequest
-from tests.integration.spider.photos import photo_bytes, serve_photo_site
+from tests.integration.spider.photos import photo_bytes, rendition, serve_photo_site
 from tests.integration.spider.procs import Backend, Proc, spider, spider_config
 from tests.support.net import free_port, wait_for_port
 
@@ -102,6 +106,23 @@ def write_set(root: Path, prefix: str, count: int, size: tuple[int, int]) -> dic
     return images
 
 
+RENDITION_WIDTH = 360
+
+
+def rendition_name(name: str) -> str:
+    """The file of ``name``'s ``w_360`` rendition."""
+    return name.replace(".jpg", f"-w{RENDITION_WIDTH}.jpg")
+
+
+def write_renditions(root: Path, images: dict[str, bytes]) -> dict[bytes, bytes]:
+    """Each image's ``w_360`` rendition (as the CDN makes it) beside it; original → rendition."""
+    out = {}
+    for name, data in images.items():
+        out[data] = rendition(data, RENDITION_WIDTH)
+        (root / rendition_name(name)).write_bytes(out[data])
+    return out
+
+
 def serve_files(directory: Path, port: int) -> subprocess.Popen[bytes]:
     """A separate image server process, so serving does not share this process's GIL."""
     args = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
@@ -119,10 +140,18 @@ def spider_settings(concurrency: int) -> Settings:
     )
 
 
-async def direct(endpoint: str, urls: list[str], concurrency: int, timer: Timer) -> UploadStats:
-    """rk's direct-upload path over one show holding every image."""
+async def direct(
+    endpoint: str,
+    urls: list[str],
+    concurrency: int,
+    timer: Timer,
+    thumb_urls: list[str] | None = None,
+) -> UploadStats:
+    """rk's direct-upload path over one show holding every image (with its rendition URL)."""
     settings = spider_settings(concurrency)
-    looks = [Look(number=n, image=ImageRef(url=url)) for n, url in enumerate(urls, start=1)]
+    thumbs: list[str | None] = list(thumb_urls) if thumb_urls else [None] * len(urls)
+    refs = [ImageRef(url=url, thumb_url=t) for url, t in zip(urls, thumbs, strict=True)]
+    looks = [Look(number=n, image=ref) for n, ref in enumerate(refs, start=1)]
     show = ShowIngest(
         source="vogue", kind="runway", show_key="bench/show", title="bench", looks=looks
     )
@@ -243,6 +272,10 @@ async def one_round(
     assert stats.uploaded == stats.thumbs == len(urls), stats
     stats = await direct(backend.endpoint, urls, c, timers["recrawl"])
     assert stats.already_stored == len(urls), stats
+    urls = [f"{base_url}/{name}" for name in sets["r"]]
+    smalls = [f"{base_url}/{rendition_name(name)}" for name in sets["r"]]
+    stats = await direct(backend.endpoint, urls, c, timers["rendition"], smalls)
+    assert stats.thumbs_from_rendition == len(urls), stats
     for key, make in (("thumb", make_thumbnail), ("thumb_before", previous_thumbnail)):
         timers[key].start()
         for data in sets["a"].values():
@@ -297,6 +330,26 @@ def psnr(
     return sum(values) / len(values), min(values)
 
 
+def rendition_psnr(smalls: dict[bytes, bytes]) -> tuple[float, float]:
+    """(mean, worst) PSNR of thumbnails made from renditions (original → rendition) against
+    rk's thumbnails of the originals."""
+    return psnr(list(smalls), original_made, make=lambda data: from_rendition(data, smalls))
+
+
+def original_made(data: bytes) -> Image.Image:
+    """rk's thumbnail of the original, decoded."""
+    made = make_thumbnail(data, 256)
+    assert made is not None
+    return Image.open(io.BytesIO(made))
+
+
+def from_rendition(data: bytes, smalls: dict[bytes, bytes]) -> bytes | None:
+    """The thumbnail rk makes of ``data`` from its rendition (the original's size, ``fit``)."""
+    header = read_header(data)
+    assert header is not None
+    return make_thumbnail(smalls[data], 256, fit=header.thumb(256))
+
+
 def previous(data: bytes) -> Image.Image:
     """The previous recipe's thumbnail, decoded."""
     return Image.open(io.BytesIO(previous_thumbnail(data, 256)))
@@ -306,6 +359,7 @@ LABELS = {
     "plain": ("plain httpx GET + PUT (baseline)", "b"),
     "protocol": ("GET, sha1, upload-urls, PUT (no thumb)", "c"),
     "direct": ("rk direct upload (+ thumbnail)", "a"),
+    "rendition": ("rk direct upload, thumb from w_360", "r"),
     "recrawl": ("rk re-crawl: upload-urls says exists", "a"),
     "thumb": ("thumbnail decode+encode alone, 1 thread", "a"),
     "thumb_before": ("  the previous recipe (Lanczos, optimize)", "a"),
@@ -319,7 +373,8 @@ async def run(args: argparse.Namespace) -> None:
         root = Path(tmp)
         files = root / "images"
         files.mkdir()
-        sets = {p: write_set(files, p, args.images, (width, height)) for p in ("a", "b", "c")}
+        sets = {p: write_set(files, p, args.images, (width, height)) for p in ("a", "b", "c", "r")}
+        smalls = write_renditions(files, sets["r"])
         warm = write_set(files, "w", 12, (width, height))
         port = free_port()
         server = serve_files(files, port)
@@ -370,6 +425,11 @@ async def run(args: argparse.Namespace) -> None:
     mean, worst = psnr(images, full_decode, make=lambda data: jpeg_of(full_decode(data)))
     floor = f"  floor, a full decode's own q{JPEG_QUALITY} JPEG vs itself"
     print(f"{floor}: PSNR mean {mean:.1f} dB, worst {worst:.1f} dB")
+    mean, worst = rendition_psnr(smalls)
+    print(
+        f"thumbnails from w_{RENDITION_WIDTH} renditions vs from the originals: "
+        f"PSNR mean {mean:.1f} dB, worst {worst:.1f} dB"
+    )
     print()
     print(f"rk spider serve -w 4 -m 5: {crawled} photos of 1280x1920 crawled in {crawl_s:.1f} s")
     print(f"{'process':40} {'VmHWM MB':>9}")

@@ -82,7 +82,7 @@ async def _serve(
             client,
             http,
             source_cls,
-            settings.sources.get(source_cls.name, {}),
+            settings.source_options(source_cls.name),
             workers=workers,
             interval_s=interval,
             max_concurrency=max_co,

@@ -219,7 +219,7 @@ async def _crawl(
     debug: bool,
     season: str = "",
 ) -> CrawlStats:
-    source = cls(http, settings.sources.get(cls.name, {}))
+    source = cls(http, settings.source_options(cls.name))
     uploader: MediaUploader | None = None
     if debug:
 

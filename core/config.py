@@ -184,6 +184,11 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
         """The storage URL: the setting, else ``file://<data_dir>/media``."""
         return self.storage or f"file://{self.data_path / 'media'}"
 
+    def source_options(self, name: str) -> dict[str, Any]:
+        """The options a source plugin is built with: ``sources.<name>``, and ``thumb_size``
+        (``media.thumb_size`` unless the section sets its own), so it can name renditions."""
+        return {"thumb_size": self.media.thumb_size, **self.sources.get(name, {})}
+
 
 SECTIONS = {
     name

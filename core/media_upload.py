@@ -3,10 +3,12 @@
 For each image: download (polite client) → SHA-1 → ``<kind>/<sha1>.jpg`` → upload URL →
 PUT the bytes → report ``ImageRef{url, key, size, sha1}``. With the bytes in hand it also
 makes the thumbnail (``thumb/<sha1 of the original>.jpg``) and uploads it, so the backend
-never needs the original. Upload URLs are asked for a show at a time (``POST
-upload-urls``: one request for the originals, one for the new thumbnails). When the
-backend answers ``exists`` (the archive or storage already holds the key) nothing is PUT:
-a re-crawl uploads nothing new. Any failure of one
+never needs the original; when the source named a smaller rendition (``thumb_url``) the
+thumbnail is made from that one small GET instead of decoding the original
+(``rk.core.renditions``), else (or when it is missing or unfit) from the original. Upload
+URLs are asked for a show at a time (``POST upload-urls``: one request for the originals,
+one for the new thumbnails). When the backend answers ``exists`` (the archive or storage
+already holds the key) nothing is PUT: a re-crawl uploads nothing new. Any failure of one
 image reports it with its URL only, and the show still goes. The spider never holds
 storage credentials, only short-lived upload URLs.
 """
@@ -28,6 +30,8 @@ from rk.core import worker_metrics
 from rk.core.client import BackendClient, BackendError
 from rk.core.config import Settings
 from rk.core.keys import KINDS, Kind, content_key, sha1_hex, thumb_key
+from rk.core.media_download import DownloadFailed, download
+from rk.core.renditions import rendition_thumbnail
 from rk.core.thumbs import thumbnail
 from rk.core.wire import ImageRef, ShowIngest, UploadUrl, UploadUrlRequest
 
@@ -48,6 +52,9 @@ class UploadStats(Struct, kw_only=True):
     backend already had (nothing PUT). ``fell_back``: downloaded, but upload-url or PUT
     failed. ``failed``: the download itself failed (or was not an image / too large).
     With ``media.upload`` off nothing is attempted and only ``images`` is counted.
+    ``thumbs_from_rendition``: new thumbnails made from the site's smaller rendition
+    (``ImageRef.thumb_url``); ``rendition_fallbacks``: made from the original because the
+    rendition was missing or unfit.
     """
 
     images: int = 0
@@ -57,6 +64,8 @@ class UploadStats(Struct, kw_only=True):
     failed: int = 0
     thumbs: int = 0
     thumb_failures: int = 0
+    thumbs_from_rendition: int = 0
+    rendition_fallbacks: int = 0
 
 
 Outcome = Literal["uploaded", "fell_back", "failed"]
@@ -77,6 +86,7 @@ class _Result(Struct, frozen=True, kw_only=True):
     outcome: Outcome
     existed: bool = False
     thumb: bool | None = None
+    rendition: bool | None = None
 
 
 def _count(result: _Result) -> None:
@@ -91,6 +101,9 @@ def _count(result: _Result) -> None:
         worker_metrics.SPIDER_ERRORS.labels("image_download").inc()
     if result.thumb is False:
         worker_metrics.SPIDER_ERRORS.labels("thumbnail").inc()
+    if result.thumb is not None:
+        made_from = {True: "rendition", False: "fallback", None: "original"}[result.rendition]
+        worker_metrics.THUMBS.labels(made_from).inc()
 
 
 def _skipped(url: str, skip: _Skip) -> _Result:
@@ -119,6 +132,7 @@ class _Fetched(Struct, frozen=True, kw_only=True):
     data: bytes
     ref: ImageRef
     request: UploadUrlRequest
+    thumb_url: str | None = None
 
 
 class _Made(Struct, frozen=True, kw_only=True):
@@ -127,6 +141,7 @@ class _Made(Struct, frozen=True, kw_only=True):
     result: _Result
     thumb: bytes
     request: UploadUrlRequest
+    rendition: bool | None = None
 
 
 Grant = UploadUrl | BackendError
@@ -156,6 +171,10 @@ class MediaUploader:
         self.http = http
         self.media = settings.media
         self._gate = asyncio.Semaphore(max(1, self.media.concurrency))
+        # Renditions are fetched while originals are PUT: slots of their own, so the small
+        # GETs never wait behind uploads, and the site still sees at most ``concurrency``
+        # GETs of a show at once (its originals were all downloaded before).
+        self._rendition_gate = asyncio.Semaphore(max(1, self.media.concurrency))
 
     async def upload_show(self, show: ShowIngest, kind: str) -> tuple[ShowIngest, UploadStats]:
         """The show with key/size/sha1 on every image that was stored, and the counts."""
@@ -167,10 +186,12 @@ class MediaUploader:
             raise ValueError(f"media kind {kind!r} is not one of {', '.join(KINDS)}")
         media_kind: Kind = "runway" if kind == "runway" else "street"
         urls = list(dict.fromkeys(ref.url for ref in images))
+        thumb_urls = {ref.url: ref.thumb_url for ref in images if ref.thumb_url}
         by_url: dict[str, _Result] = {}
         pending = urls
         while pending:
-            results, deferred = await self._batch(pending[:UPLOAD_BATCH], media_kind)
+            batch = [(url, thumb_urls.get(url)) for url in pending[:UPLOAD_BATCH]]
+            results, deferred = await self._batch(batch, media_kind)
             by_url.update(results)
             pending = deferred + pending[UPLOAD_BATCH:]
         for result in by_url.values():
@@ -183,30 +204,36 @@ class MediaUploader:
             stats.already_stored += result.existed
             stats.thumbs += result.thumb is True
             stats.thumb_failures += result.thumb is False
-        looks = [
-            msgspec.structs.replace(look, image=by_url[look.image.url].ref) for look in show.looks
-        ]
-        details = [
-            msgspec.structs.replace(by_url[ref.url].ref, look=ref.look) for ref in show.details
-        ]
+            stats.thumbs_from_rendition += result.thumb is not None and result.rendition is True
+            stats.rendition_fallbacks += result.thumb is not None and result.rendition is False
+
+        def stored(ref: ImageRef) -> ImageRef:
+            new = by_url[ref.url].ref
+            return msgspec.structs.replace(new, look=ref.look, thumb_url=ref.thumb_url)
+
+        looks = [msgspec.structs.replace(look, image=stored(look.image)) for look in show.looks]
+        details = [stored(ref) for ref in show.details]
         return msgspec.structs.replace(show, looks=looks, details=details), stats
 
-    async def _batch(self, urls: list[str], kind: Kind) -> tuple[dict[str, _Result], list[str]]:
-        """Store these images (two signed requests for the lot, one when all are stored);
-        the URLs left for the next batch once ``batch_bytes`` were downloaded."""
+    async def _batch(
+        self, urls: list[tuple[str, str | None]], kind: Kind
+    ) -> tuple[dict[str, _Result], list[str]]:
+        """Store these images, each with its rendition URL (two signed requests for the lot,
+        one when all are stored); the URLs left for the next batch once ``batch_bytes`` were
+        downloaded."""
         held = 0
 
-        async def fetch(url: str) -> _Fetched | _Result | None:
+        async def fetch(url: str, thumb_url: str | None) -> _Fetched | _Result | None:
             nonlocal held
             async with self._gate:
                 if held >= self.batch_bytes:
                     return None
-                item = await self._fetch(url, kind)
+                item = await self._fetch(url, kind, thumb_url)
                 held += len(item.data) if isinstance(item, _Fetched) else 0
                 return item
 
-        fetched = await asyncio.gather(*(fetch(url) for url in urls))
-        deferred = [url for url, item in zip(urls, fetched, strict=True) if item is None]
+        fetched = await asyncio.gather(*(fetch(url, thumb) for url, thumb in urls))
+        deferred = [url for (url, _), item in zip(urls, fetched, strict=True) if item is None]
         ready = [item for item in fetched if isinstance(item, _Fetched)]
         results = {item.ref.url: item for item in fetched if isinstance(item, _Result)}
         grants = await self._grants([item.request for item in ready])
@@ -220,10 +247,11 @@ class MediaUploader:
             *(self._put_thumb(item, grant) for item, grant in zip(made, thumb_grants, strict=True))
         )
         for item, ok in zip(made, thumbs, strict=True):
-            results[item.result.ref.url] = msgspec.structs.replace(item.result, thumb=ok)
+            done = msgspec.structs.replace(item.result, thumb=ok, rendition=item.rendition)
+            results[item.result.ref.url] = done
         return results, deferred
 
-    async def _fetch(self, url: str, kind: Kind) -> _Fetched | _Result:
+    async def _fetch(self, url: str, kind: Kind, thumb_url: str | None) -> _Fetched | _Result:
         """Download one image and name its upload; a failure reports its URL."""
         try:
             data = await self._download(url)
@@ -234,7 +262,7 @@ class MediaUploader:
         except _Skip as skip:
             return _skipped(url, skip)
         ref = ImageRef(url=url, key=request.key, size=request.size, sha1=sha1)
-        return _Fetched(data=data, ref=ref, request=request)
+        return _Fetched(data=data, ref=ref, request=request, thumb_url=thumb_url)
 
     async def _grants(self, requests: list[UploadUrlRequest]) -> list[Grant]:
         """Upload URLs for these requests in one round trip; one by one if that fails."""
@@ -266,7 +294,7 @@ class MediaUploader:
                 raise _Skip("fell_back", str(grant))
             if grant.exists:
                 return _Result(ref=item.ref, outcome="uploaded", existed=True)
-            thumb = await thumbnail(item.data, self.media.thumb_size)
+            thumb, rendition = await self._thumbnail(item)
             if thumb is None:
                 raise _Skip("failed", "does not decode as an image")
             async with self._gate:
@@ -281,7 +309,25 @@ class MediaUploader:
             sha1=sha1_hex(thumb),
             thumb_of=item.request.sha1,
         )
-        return _Made(result=_Result(ref=item.ref, outcome="uploaded"), thumb=thumb, request=request)
+        result = _Result(ref=item.ref, outcome="uploaded")
+        return _Made(result=result, thumb=thumb, request=request, rendition=rendition)
+
+    async def _thumbnail(self, item: _Fetched) -> tuple[bytes | None, bool | None]:
+        """The thumbnail, from the site's rendition when it stands in for the original, and
+        whether it did (None: no rendition offered); an unfit rendition is logged."""
+        if item.thumb_url is None:
+            return await thumbnail(item.data, self.media.thumb_size), None
+        try:
+            async with self._rendition_gate:
+                small = await download(self.http, item.thumb_url, self.media.max_image_bytes)
+            made = await rendition_thumbnail(item.data, small, self.media.thumb_size)
+            problem = made.problem
+        except DownloadFailed as exc:
+            made, problem = None, f"rendition {exc}"
+        if made is not None and made.thumb is not None:
+            return made.thumb, True
+        log.info("image %s: thumbnail from the original: %s", item.ref.url, problem)
+        return await thumbnail(item.data, self.media.thumb_size), False
 
     async def _put_thumb(self, item: _Made, grant: Grant) -> bool:
         """Upload the thumbnail; False (logged) when that failed, which never fails the image."""
@@ -302,22 +348,7 @@ class MediaUploader:
 
     async def _download(self, url: str) -> bytes:
         """The image's bytes, at most ``media.max_image_bytes``; _Skip otherwise."""
-        cap = self.media.max_image_bytes
         try:
-            async with self.http.stream("GET", url) as response:
-                if response.status_code != 200:
-                    raise _Skip("failed", f"download answered HTTP {response.status_code}")
-                declared = int(response.headers.get("Content-Length") or 0)
-                if declared > cap:
-                    raise _Skip("failed", f"{declared} bytes exceeds media.max_image_bytes")
-                body = bytearray()
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > cap:
-                        raise _Skip("failed", f"more than media.max_image_bytes ({cap})")
-        except httpx.HTTPError as exc:
-            raise _Skip("failed", f"download failed: {type(exc).__name__}: {exc}") from None
-        if not body:
-            raise _Skip("failed", "download was empty")
-        worker_metrics.BYTES.inc(len(body))
-        return bytes(body)
+            return await download(self.http, url, self.media.max_image_bytes)
+        except DownloadFailed as exc:
+            raise _Skip("failed", str(exc)) from None

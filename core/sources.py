@@ -10,7 +10,7 @@ import httpx
 import pluggy
 from msgspec import Struct
 
-from rk.core.errors import SourceError
+from rk.core.errors import ConfigError, SourceError
 from rk.core.registry import Registry
 from rk.core.wire import ShowIngest
 
@@ -20,6 +20,25 @@ class NoSuchSeason(SourceError):
 
 
 SEASON_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+DEFAULT_THUMB_SIZE = 256
+
+
+def thumb_size_option(options: Mapping[str, Any], source: str) -> int:
+    """The ``thumb_size`` option (shortest side of a thumbnail, px): which renditions cover it.
+
+    ``Settings.source_options`` fills it from ``media.thumb_size``; the environment may give
+    it as a string. ConfigError when it is not a positive whole number.
+    """
+    value = options.get("thumb_size", DEFAULT_THUMB_SIZE)
+    if isinstance(value, str) and value.strip().isdecimal() and len(value.strip()) < 6:
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+        raise ConfigError(
+            f"sources.{source}.thumb_size must be a whole number 1-10000, got {value!r}"
+        )
+    return value
 
 
 def season_slug(value: str) -> str:

@@ -60,16 +60,12 @@ def pixel_problem(width: int, height: int, max_pixels: int = MAX_PIXELS) -> str 
     return f"too many pixels ({width}×{height}; at most {max_pixels / 1e6:g} Mpx)"
 
 
-def _draft(img: Image.Image, shortest_side: int) -> tuple[float, float, float, float] | None:
-    """Let the JPEG decoder scale down by 1/2, 1/4 or 1/8 while staying above the target;
+def _draft(img: Image.Image, want: tuple[int, int]) -> tuple[float, float, float, float] | None:
+    """Let the JPEG decoder scale down by 1/2, 1/4 or 1/8 while staying at least ``want``;
     the box the full image covers in the scaled one (None when not scaled)."""
-    if img.format != "JPEG":
+    if img.format != "JPEG" or (want[0] >= img.size[0] and want[1] >= img.size[1]):
         return None
-    width, height = img.size
-    scale = shortest_side / min(width, height)
-    if scale >= 1:
-        return None
-    drafted = img.draft(img.mode, (math.ceil(width * scale), math.ceil(height * scale)))
+    drafted = img.draft(img.mode, want)
     return drafted[1] if drafted else None
 
 
@@ -96,6 +92,28 @@ def _target(size: tuple[int, int], shortest_side: int) -> tuple[int, int]:
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
+def _draft_size(size: tuple[int, int], shortest_side: int) -> tuple[int, int]:
+    """The least size a draft decode may give: the target, rounded up (never below it)."""
+    scale = min(1.0, shortest_side / min(size))
+    return math.ceil(size[0] * scale), math.ceil(size[1] * scale)
+
+
+def upright_size(size: tuple[int, int], orientation: int) -> tuple[int, int]:
+    """``size`` once EXIF ``orientation`` is applied (5-8 swap width and height)."""
+    return (size[1], size[0]) if orientation in (5, 6, 7, 8) else size
+
+
+def orientation_of(img: Image.Image) -> int:
+    """The image's EXIF orientation, 1 (upright) when it has none."""
+    value = img.getexif().get(ExifTags.Base.Orientation, 1)
+    return value if isinstance(value, int) and value in range(1, 9) else 1
+
+
+def thumb_size(size: tuple[int, int], orientation: int, shortest_side: int) -> tuple[int, int]:
+    """The upright size of the thumbnail ``make_thumbnail`` makes from such an image."""
+    return upright_size(_target(size, shortest_side), orientation)
+
+
 def _shrink(
     original: Image.Image,
     size: tuple[int, int],
@@ -107,7 +125,7 @@ def _shrink(
     one (DCT scaling rounds up), so a shrunk decode gives the size a full decode would.
     Orienting last turns the small image, not the decoded one.
     """
-    orientation = original.getexif().get(ExifTags.Base.Orientation, 1)
+    orientation = orientation_of(original)
     img = _flatten(original)
     if img.size != size or (box is not None and box[2:] != size):
         img = img.resize(size, Image.Resampling.BICUBIC, box=box, reducing_gap=3.0)
@@ -119,14 +137,27 @@ def _shrink(
     return out.getvalue()
 
 
-def make_thumbnail(data: bytes, shortest_side: int, max_pixels: int = MAX_PIXELS) -> bytes | None:
-    """The JPEG thumbnail of ``data``; None when it does not decode or has too many pixels."""
+def make_thumbnail(
+    data: bytes,
+    shortest_side: int,
+    max_pixels: int = MAX_PIXELS,
+    fit: tuple[int, int] | None = None,
+) -> bytes | None:
+    """The JPEG thumbnail of ``data``; None when it does not decode or has too many pixels.
+
+    ``fit`` is the upright size to make instead of one from ``shortest_side``: the size the
+    original's thumbnail has, when ``data`` is a smaller rendition of it.
+    """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as original:
-                size = _target(original.size, shortest_side)
-                box = _draft(original, shortest_side)
+                if fit is None:
+                    size = _target(original.size, shortest_side)
+                    want = _draft_size(original.size, shortest_side)
+                else:
+                    size = want = upright_size(fit, orientation_of(original))
+                box = _draft(original, want)
                 if pixel_problem(*original.size, max_pixels):
                     return None
                 big = original.size[0] * original.size[1] > BIG_PIXELS
@@ -146,8 +177,10 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=pool_size(), thread_name_prefix="rk-thumb")
 
 
-async def thumbnail(data: bytes, shortest_side: int) -> bytes | None:
+async def thumbnail(
+    data: bytes, shortest_side: int, fit: tuple[int, int] | None = None
+) -> bytes | None:
     """``make_thumbnail`` in the shared thumbnail pool, off the event loop."""
     return await asyncio.get_running_loop().run_in_executor(
-        _pool(), make_thumbnail, data, shortest_side
+        _pool(), make_thumbnail, data, shortest_side, MAX_PIXELS, fit
     )

@@ -56,7 +56,9 @@ class ImageRef(Inbound, kw_only=True):
     """One image: always its source URL, plus the storage key when the spider uploaded it.
 
     ``look`` is for detail shots: the number of the look the detail belongs to (None: not
-    linked); the backend ignores it on a look's own image.
+    linked); the backend ignores it on a look's own image. ``thumb_url`` is a smaller
+    rendition the site serves of the same photo: whoever makes the thumbnail may make it
+    from that instead of decoding the original (``rk.core.renditions``).
     """
 
     url: Url
@@ -64,6 +66,7 @@ class ImageRef(Inbound, kw_only=True):
     size: Size | None = None
     sha1: Sha1Hex | None = None
     look: LookNumber | None = None
+    thumb_url: Url | None = None
 
 
 class Look(Inbound, kw_only=True):
@@ -110,11 +113,11 @@ class ShowIngest(Inbound, kw_only=True):
         if len(set(numbers)) != len(numbers):
             raise ValueError("look numbers must be unique within a show")
         for look in self.looks:  # labels are made only for the error: most shows have none
-            if problem := url_problem(look.image.url):
-                raise ValueError(f"look {look.number}: bad image URL ({problem})")
+            if problem := ref_problem(look.image):
+                raise ValueError(f"look {look.number}: {problem}")
         for n, ref in enumerate(self.details, start=1):
-            if problem := url_problem(ref.url):
-                raise ValueError(f"detail {n}: bad image URL ({problem})")
+            if problem := ref_problem(ref):
+                raise ValueError(f"detail {n}: {problem}")
 
     def images(self) -> list[ImageRef]:
         """Every image of the show: looks in order, then details in order."""
@@ -329,6 +332,15 @@ def url_problem(url: str) -> str | None:
     if parts.scheme not in ("http", "https"):
         return f"scheme {parts.scheme or '(none)'!r} is not http or https"
     return None if host else "no host"
+
+
+def ref_problem(ref: ImageRef) -> str | None:
+    """Why an image's ``url`` or ``thumb_url`` cannot be fetched, or None."""
+    if problem := url_problem(ref.url):
+        return f"bad image URL ({problem})"
+    if ref.thumb_url is not None and (problem := url_problem(ref.thumb_url)):
+        return f"bad thumbnail URL ({problem})"
+    return None
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

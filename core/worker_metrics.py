@@ -35,6 +35,13 @@ SPIDER_ERRORS = Counter(
     ["kind"],
     registry=REGISTRY,
 )
+THUMBS = Counter(
+    "rk_spider_thumbs",
+    "Thumbnails a spider made, by what from (rendition: the site's smaller copy; original;"
+    " fallback: the original, the rendition being missing or unfit).",
+    ["source"],
+    registry=REGISTRY,
+)
 EMBEDDED = Counter(
     "rk_embed_images",
     "Images the embed worker submitted, by outcome (saved, failed).",

@@ -1,4 +1,5 @@
-"""The photos of a post body: the largest copy of each ``<img>``, site and CDN images only.
+"""The photos of a post body: the largest copy of each ``<img>``, site and CDN images only,
+and the smallest ``-WxH`` copy that covers a thumbnail.
 
 WordPress names resized copies ``name-683x1024.jpg`` and the largest web copy
 ``name-scaled.jpg``; the original upload is ``name.jpg``. Lazy-load plugins move the real
@@ -28,15 +29,18 @@ _WORD_SPLIT = re.compile(r"[-_]")
 ORIGINAL_WIDTH = 10**6  # an upload without a size suffix is the original, larger than any copy
 SCALED_WIDTH = 2560  # WordPress's "-scaled" copy: long side 2560 px
 _SIZE_SUFFIX = re.compile(r"-(\d+)x\d+(?=\.[A-Za-z0-9]+$)|-scaled(?=\.[A-Za-z0-9]+$)")
+_DIMENSIONS = re.compile(r"-(\d{1,5})x(\d{1,5})(?=\.[A-Za-z0-9]+$)")
 _SRCSET_URL = re.compile(r"[\s,]*(\S+)")
 _DESCRIPTOR = re.compile(r"\s*(\d+(?:\.\d+)?)([wx])\s*$", re.IGNORECASE)
 
 
 class Harvest(Struct, frozen=True, kw_only=True):
-    """A post body's photos, and the photos refused because no allowed host serves them."""
+    """A post body's photos, the photos refused because no allowed host serves them, and the
+    rendition covering a thumbnail of each photo that has one (by photo URL)."""
 
     urls: list[str]
     refused: dict[str, int] = {}
+    thumbs: dict[str, str] = {}
 
     def refused_line(self) -> str:
         """``a.test (3), b.test (1)``: refused hosts, most refused first."""
@@ -45,11 +49,13 @@ class Harvest(Struct, frozen=True, kw_only=True):
 
 
 class ImagePolicy(Struct, frozen=True, kw_only=True):
-    """Which hosts serve a post's photos, and whether to point at the original upload."""
+    """Which hosts serve a post's photos, whether to point at the original upload, and the
+    thumbnail size (shortest side) renditions must cover (None: name no rendition)."""
 
     upload_hosts: frozenset[str]
     cdn_hosts: frozenset[str] = frozenset({"img.theimpression.com"})
     original: bool = False
+    thumb_size: int | None = None
 
 
 def to_original(url: str) -> str:
@@ -93,6 +99,7 @@ def harvest(content: str, page_url: str, policy: ImagePolicy) -> Harvest:
     best: dict[str, tuple[int, str]] = {}
     order: list[str] = []
     refused: dict[str, int] = {}
+    renditions: dict[str, list[tuple[int, int, str]]] = {}
     for img in selector(content, page_url).xpath("//img"):
         element = img.root
         if not isinstance(element, HtmlElement) or _is_furniture(element):
@@ -111,13 +118,46 @@ def harvest(content: str, page_url: str, policy: ImagePolicy) -> Harvest:
             best[key] = (width, final)
         elif width > best[key][0]:
             best[key] = (width, final)
-    return Harvest(urls=[best[key][1] for key in order], refused=refused)
+        if policy.thumb_size is not None:
+            renditions.setdefault(key, []).extend(_sized(element, page_url, policy))
+    thumbs = {}
+    for key in order if policy.thumb_size is not None else []:
+        thumb = _covering(renditions[key], policy.thumb_size or 0)
+        if thumb is not None and thumb != best[key][1]:
+            thumbs[best[key][1]] = thumb
+    return Harvest(urls=[best[key][1] for key in order], refused=refused, thumbs=thumbs)
+
+
+def _sized(img: HtmlElement, page_url: str, policy: ImagePolicy) -> list[tuple[int, int, str]]:
+    """(width, height, url) of each accepted ``-WxH`` copy an ``<img>`` offers."""
+    found = []
+    for _, raw in _candidates(img):
+        url = urljoin(page_url, raw)
+        dims = _DIMENSIONS.search(urlsplit(url).path) if _accepted(url, policy) else None
+        if dims is not None and int(dims.group(1)) > 0 and int(dims.group(2)) > 0:
+            found.append((int(dims.group(1)), int(dims.group(2)), url))
+    return found
+
+
+def _covering(sized: list[tuple[int, int, str]], thumb_size: int) -> str | None:
+    """The smallest copy whose shortest side is at least ``thumb_size`` and whose shape is
+    the largest copy's within a pixel (WordPress crops some sizes square), or None."""
+    if not sized:
+        return None
+    big_w, big_h, _ = max(sized)
+    fits = [
+        (w * h, url)
+        for w, h, url in sized
+        if min(w, h) >= thumb_size
+        and (abs(h - w * big_h / big_w) <= 1 or abs(w - h * big_w / big_h) <= 1)
+    ]
+    return min(fits)[1] if fits else None
 
 
 def _is_furniture(img: HtmlElement) -> bool:
     """Icons, avatars, share buttons, related-post thumbnails and tracking pixels."""
     for size in (img.get("width"), img.get("height")):
-        if size and size.strip().isdigit() and int(size) < 100:
+        if size and size.strip().isdecimal() and int(size) < 100:
             return True
     for node in (img, *img.iterancestors()):
         for token in f"{node.get('class') or ''} {node.get('id') or ''}".lower().split():

@@ -53,5 +53,8 @@ def post_to_show(post: Post, policy: ImagePolicy) -> ShowIngest:
         date=post.date[:40],
         url=post.url[:4096],
         author=photographer_of(credit_lines(post.content, post.url)),
-        looks=[Look(number=n, image=ImageRef(url=url)) for n, url in enumerate(images, 1)],
+        looks=[
+            Look(number=n, image=ImageRef(url=url, thumb_url=found.thumbs.get(url)))
+            for n, url in enumerate(images, 1)
+        ],
     )

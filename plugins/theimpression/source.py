@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from rk.core.errors import ConfigError, SourceError
-from rk.core.sources import BrandTarget, ShowSummary
+from rk.core.sources import BrandTarget, ShowSummary, thumb_size_option
 from rk.core.wire import ShowIngest
 from rk.plugins.theimpression.images import ImagePolicy
 from rk.plugins.theimpression.parse import (
@@ -60,8 +60,10 @@ class TheImpressionSource:
     """The Impression: street-style posts, newest first; each post's photos become looks.
 
     Options (``sources.theimpression``): ``base_url`` (default https://theimpression.com),
-    ``original`` (true: strip WordPress ``-WxH``/``-scaled`` suffixes to get the upload) and
-    ``cdn_hosts`` (image CDN host names, default ``[img.theimpression.com]``).
+    ``original`` (true: strip WordPress ``-WxH``/``-scaled`` suffixes to get the upload),
+    ``cdn_hosts`` (image CDN host names, default ``[img.theimpression.com]``) and
+    ``thumb_size`` (from ``media.thumb_size``: each photo also names the smallest ``-WxH``
+    copy covering a thumbnail).
     """
 
     name: ClassVar[str] = "theimpression"
@@ -78,6 +80,7 @@ class TheImpressionSource:
             upload_hosts=SITE_HOSTS | {urlsplit(self._base).netloc.lower()},
             cdn_hosts=_hosts(options),
             original=_flag(options, "original"),
+            thumb_size=thumb_size_option(options, self.name),
         )
         self._posts: dict[str, Post] = {}
 

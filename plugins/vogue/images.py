@@ -1,4 +1,5 @@
-"""Gallery items → numbered image URLs: the largest rendition, and each item's own number.
+"""Gallery items → numbered image URLs: the largest rendition, the smallest that covers a
+thumbnail, and each item's own number.
 
 A look's number comes from its slideshow ``url`` fragment (``…/slideshow/collection#7``),
 then its caption ("Look 7"), then the older shape's ``lookNumber``, then its position. A
@@ -72,15 +73,52 @@ def image_url(image: Image | None, page_url: str, original: bool = False) -> str
     if not found:
         others = [(_width(r), text(r.url)) for r in sources.values() if r is not None]
         found = max((o for o in others if o[1]), default=(0.0, ""))[1]
+    absolute = _absolute(found, page_url)
+    return to_original(absolute) if original and absolute else absolute
+
+
+def thumb_url(image: Image | None, page_url: str, thumb_size: int, full: str) -> str | None:
+    """The smallest rendition that covers a thumbnail (``sm``, 360 wide, for 256), or None.
+
+    A rendition covers when its width (and its height, where the page says it) is at least
+    ``thumb_size``; ``c_limit`` renditions keep the photo's shape. None when no rendition
+    says its width, none covers, or the one found is ``full`` itself (nothing to save).
+    """
+    sources = image.sources if image is not None else None
+    if not sources:
+        return None
+    covering = [
+        (_width(r), text(r.url))
+        for r in sources.values()
+        if r is not None
+        and text(r.url)
+        and _width(r) >= thumb_size
+        and (_height(r) == 0 or _height(r) >= thumb_size)
+    ]
+    if not covering:
+        return None
+    url = _absolute(min(covering)[1], page_url)
+    return url if url and url != full else None
+
+
+def _absolute(found: str, page_url: str) -> str:
+    """``found`` as an absolute URL the backend accepts, or ""."""
     absolute = found if found.startswith(("http://", "https://")) else urljoin(page_url, found)
     if len(absolute) > MAX_URL or url_problem(absolute):  # the backend would refuse the show
         return ""
-    return to_original(absolute) if original else absolute
+    return absolute
+
+
+def _number_of(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
 def _width(rendition: Rendition) -> float:
-    width = rendition.width
-    return float(width) if isinstance(width, int | float) and not isinstance(width, bool) else 0.0
+    return _number_of(rendition.width)
+
+
+def _height(rendition: Rendition) -> float:
+    return _number_of(rendition.height)
 
 
 def to_original(url: str) -> str:

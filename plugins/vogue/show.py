@@ -17,7 +17,7 @@ from msgspec import Struct
 from rk.core.dates import normalise_date
 from rk.core.errors import ShowSkipped
 from rk.core.wire import MAX_DETAILS, MAX_LOOKS, BrandRef, ImageRef, Look, ShowIngest
-from rk.plugins.vogue.images import MAX_URL, image_url, numbers
+from rk.plugins.vogue.images import MAX_URL, image_url, numbers, thumb_url
 from rk.plugins.vogue.jsonld import LdArticle, article
 from rk.plugins.vogue.names import city_from_season, season_from_slug, slugify
 from rk.plugins.vogue.state import (
@@ -76,7 +76,13 @@ def header(content: Any) -> Header:
 
 
 def parse_show(
-    html: str, url: str, *, hed: str = "", original: bool = False, brand: BrandRef | None = None
+    html: str,
+    url: str,
+    *,
+    hed: str = "",
+    original: bool = False,
+    brand: BrandRef | None = None,
+    thumb_size: int | None = None,
 ) -> ParsedShow:
     """One show page as a ShowIngest: looks from Collection, details from Details, never mixed.
 
@@ -86,6 +92,8 @@ def parse_show(
         hed: the season title the designer page listed it under.
         original: rewrite image URLs to the untransformed original (``pass``).
         brand: the brand the crawl is for, copied into the ShowIngest.
+        thumb_size: the thumbnail's shortest side: each image also names the smallest
+            rendition that covers it (``thumb_url``); None names none.
     """
     state = decode_state(html, url, ShowState)
     top = state.transformed
@@ -103,10 +111,11 @@ def parse_show(
     galleries = top.runway_show_galleries.galleries if top.runway_show_galleries else None
     if galleries is None:
         raise VogueParseError(f"{url}: no runwayShowGalleries.galleries in the page state")
-    found_looks, skipped_looks = _images(_gallery(galleries, "collection"), "look", url, original)
-    found_details, skipped_details = _images(_gallery(galleries, "detail"), "detail", url, original)
-    looks = [Look(number=n, image=ImageRef(url=u)) for n, u in found_looks]
-    details = [ImageRef(url=u) for _, u in found_details]
+    pick = Pick(page_url=url, original=original, thumb_size=thumb_size)
+    found_looks, skipped_looks = _images(_gallery(galleries, "collection"), "look", pick)
+    found_details, skipped_details = _images(_gallery(galleries, "detail"), "detail", pick)
+    looks = [Look(number=n, image=ref) for n, ref in found_looks]
+    details = [ref for _, ref in found_details]
     if not looks and not details:
         raise ShowSkipped(f"{url}: no images in the Collection or Details galleries")
     ld = article(top.jsonld)
@@ -172,16 +181,29 @@ def _gallery(galleries: list[Gallery | None], kind: str) -> list[Item | None]:
     return []
 
 
+class Pick(Struct, frozen=True, kw_only=True):
+    """Which renditions a show's images point at: the largest (or the original), and the
+    smallest covering a ``thumb_size`` thumbnail."""
+
+    page_url: str
+    original: bool = False
+    thumb_size: int | None = None
+
+
 def _images(
-    gallery: list[Item | None], role: str, url: str, original: bool
-) -> tuple[list[tuple[int, str]], list[int]]:
-    """(number, image URL) of each item that has an image, and the numbers of those without."""
-    found: list[tuple[int, str]] = []
+    gallery: list[Item | None], role: str, pick: Pick
+) -> tuple[list[tuple[int, ImageRef]], list[int]]:
+    """(number, image) of each item that has an image, and the numbers of those without."""
+    found: list[tuple[int, ImageRef]] = []
     skipped: list[int] = []
     for number, item in zip(numbers(gallery, role), gallery, strict=True):
-        image = image_url(item.image if item is not None else None, url, original)
-        if image:
-            found.append((number, image))
-        else:
+        image = item.image if item is not None else None
+        url = image_url(image, pick.page_url, pick.original)
+        if not url:
             skipped.append(number)
+            continue
+        thumb = None
+        if pick.thumb_size is not None:
+            thumb = thumb_url(image, pick.page_url, pick.thumb_size, url)
+        found.append((number, ImageRef(url=url, thumb_url=thumb)))
     return found, skipped

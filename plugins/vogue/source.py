@@ -11,7 +11,13 @@ from urllib.parse import quote, urljoin
 import httpx
 
 from rk.core.errors import ConfigError, SourceError
-from rk.core.sources import BrandTarget, NoSuchSeason, ShowSummary, season_slug
+from rk.core.sources import (
+    BrandTarget,
+    NoSuchSeason,
+    ShowSummary,
+    season_slug,
+    thumb_size_option,
+)
 from rk.core.wire import BrandRef, ShowIngest
 from rk.plugins.vogue.names import name_key, slugify
 from rk.plugins.vogue.parse import (
@@ -52,9 +58,10 @@ class VogueSource:
     """Vogue Runway: designer page → shows newest first; show page → looks and detail shots.
 
     Options (``sources.vogue`` in config): ``base_url`` (default https://www.vogue.com),
-    ``original`` (true: image URLs point at the untransformed upload instead of ``xxl``) and
+    ``original`` (true: image URLs point at the untransformed upload instead of ``xxl``),
     ``link_details`` (default true: fetch each show's slideshow page to link detail shots to
-    their looks and name the models; one more request per show).
+    their looks and name the models; one more request per show) and ``thumb_size`` (from
+    ``media.thumb_size``: each image also names the smallest rendition covering a thumbnail).
     """
 
     name: ClassVar[str] = "vogue"
@@ -66,6 +73,7 @@ class VogueSource:
         self._base = base_url(options)
         self._original = flag(options, "original")
         self._link_details = flag(options, "link_details", default=True)
+        self._thumb_size = thumb_size_option(options, self.name)
         self._designers: dict[str, DesignerLink] | None = None
         self._designers_lock = asyncio.Lock()
         self.skipped_images = 0
@@ -119,7 +127,12 @@ class VogueSource:
         response = await self._get(show.url)
         ref = BrandRef(uid=brand.uid, name=brand.name[:200]) if brand and brand.uid else None
         parsed = parse_show(
-            response.text, str(response.url), hed=show.title, original=self._original, brand=ref
+            response.text,
+            str(response.url),
+            hed=show.title,
+            original=self._original,
+            brand=ref,
+            thumb_size=self._thumb_size,
         )
         key = parsed.show.show_key
         for number in parsed.skipped_looks:

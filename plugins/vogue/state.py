@@ -62,6 +62,7 @@ class Rendition(_Camel):
 
     url: Any = None
     width: Any = None
+    height: Any = None
 
 
 class Image(_Camel):

@@ -107,6 +107,16 @@ def compose_note(verb: str, stored: int, missing: list[tuple[Slot, str]], fell_b
     return note + fell_back
 
 
+def rendition_note(stored: list[StoredImage]) -> str:
+    """``; thumbnails: 38 from renditions, 2 from originals (rendition unfit)``, or ""."""
+    made = [image.thumb_from for image in stored]
+    fits, unfit = made.count("rendition"), made.count("fallback")
+    if not fits and not unfit:
+        return ""
+    note = f"; thumbnails: {fits} from renditions"
+    return note + (f", {unfit} from originals (rendition unfit)" if unfit else "")
+
+
 class IngestService:
     """Runs ``crawl`` jobs: one ShowIngest payload each."""
 
@@ -196,7 +206,7 @@ class IngestService:
         fell = [(slot, image.fell_back) for slot, image in stored if image.fell_back]
         fell_back = (
             f"; {len(fell)} uploaded keys unusable, downloaded: {listing(fell)}" if fell else ""
-        )
+        ) + rendition_note([image for _, image in stored])
         if existing is None:
 
             async def create() -> JobDone:

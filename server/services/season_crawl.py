@@ -61,7 +61,7 @@ async def season_brands(
     if not callable(getattr(cls, "list_season", None)):
         raise NoSeasons(f"{source} cannot list a season's shows")
     async with polite_client(settings.spider) as http:
-        listing: SeasonSource = cls(http, settings.sources.get(source, {}))  # type: ignore[assignment]
+        listing: SeasonSource = cls(http, settings.source_options(source))  # type: ignore[assignment]
         shows = await listing.list_season(slug)
     brands = [
         SeasonShowBrand(name=show.brand_name or show.brand_slug, slug=show.brand_slug)

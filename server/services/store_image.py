@@ -1,6 +1,8 @@
 """Get one image of a show into storage: reuse a spider-uploaded key, else download it.
 
-Every stored image gets its thumbnail, made once by whoever holds the bytes. Keys this
+Every stored image gets its thumbnail, made once by whoever holds the bytes: from the
+site's smaller rendition (``ImageRef.thumb_url``) when ``rk.core.renditions`` says it
+stands in for the original, else from the original (a fallback is logged). Keys this
 job uses are claimed in the database before they are looked at (``media_refs``), and keys
 it writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
 the middle of a put) knows every object it may have to delete. Keys a spider uploaded
@@ -15,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Literal
 
 import msgspec
 from msgspec import Struct
 
 from rk.core.errors import InvalidKey
 from rk.core.keys import Hashed, Kind, content_key, parse_content_key, thumb_key
+from rk.core.renditions import rendition_thumbnail
 from rk.core.storage import Storage
 from rk.core.thumbs import pixel_problem, thumbnail
 from rk.core.wire import ImageRef
@@ -30,6 +34,12 @@ from rk.server.services.media_refs import claim, delete_if_unreferenced
 from rk.server.services.thumb_check import image_info, thumbnail_problem
 
 log = logging.getLogger(__name__)
+
+
+ThumbFrom = Literal["stored", "rendition", "original", "fallback"]
+"""Where an image's thumbnail came from: already in storage, made from the site's smaller
+rendition (``ImageRef.thumb_url``), from the original (no rendition offered), or from the
+original because the rendition was missing or unfit."""
 
 
 class ImageFailure(Exception):
@@ -52,6 +62,7 @@ class StoredImage(Struct, frozen=True, kw_only=True):
     height: int = 0
     uploaded_by_spider: bool = False
     fell_back: str = ""
+    thumb_from: ThumbFrom = "stored"
 
 
 class Written:
@@ -138,14 +149,21 @@ class ImageStorer:
         original: tuple[int, int],
         load: Callable[[], Awaitable[bytes]],
         written: Written,
-    ) -> str:
-        """``thumb/<sha1>.jpg``: a verified stored one, else made from ``load()``'s bytes."""
+        thumb_url: str | None = None,
+    ) -> tuple[str, ThumbFrom]:
+        """``thumb/<sha1>.jpg``: a verified stored one, else made from ``load()``'s bytes (or
+        from the rendition at ``thumb_url`` when it stands in); and where it came from."""
         key = thumb_key(sha1)
         if await self.storage.head(key) is not None and await self._usable_thumb(
             key, original, written
         ):
-            return key
-        thumb = await thumbnail(await load(), self.thumb_size)
+            return key, "stored"
+        data = await load()
+        made_from: ThumbFrom = "rendition"
+        thumb = await self._from_rendition(data, thumb_url)
+        if thumb is None:
+            thumb = await thumbnail(data, self.thumb_size)
+            made_from = "original" if thumb_url is None else "fallback"
         if thumb is None:
             raise ImageFailure("image does not decode")
         written.add(key)
@@ -153,7 +171,24 @@ class ImageStorer:
             await self._usable_thumb(key, original, written)
         ):
             raise ImageFailure("thumbnail was replaced while it was being stored", transient=True)
-        return key
+        return key, made_from
+
+    async def _from_rendition(self, original: bytes, thumb_url: str | None) -> bytes | None:
+        """The thumbnail made from the rendition at ``thumb_url``; None (a fallback logged)
+        when there is none, it cannot be fetched, or it cannot stand in for the original."""
+        if thumb_url is None:
+            return None
+        try:
+            rendition = await self.fetcher.fetch(thumb_url)
+        except FetchError as exc:
+            problem = f"rendition {exc.reason}"
+        else:
+            made = await rendition_thumbnail(original, rendition.data, self.thumb_size)
+            if made.thumb is not None:
+                return made.thumb
+            problem = made.problem
+        log.info("thumbnail from the original, not %s: %s", thumb_url, problem)
+        return None
 
     async def _original_size(
         self, key: str, load: Callable[[], Awaitable[bytes]]
@@ -192,7 +227,7 @@ class ImageStorer:
             size = await self._original_size(key, load)
             if size is None:
                 return "uploaded object does not decode"
-            thumb = await self._thumbnail(sha1, size, load, written)
+            thumb, made_from = await self._thumbnail(sha1, size, load, written, ref.thumb_url)
         except FileNotFoundError:
             return "uploaded key missing"
         except ImageFailure as failure:
@@ -207,11 +242,12 @@ class ImageStorer:
             width=size[0],
             height=size[1],
             uploaded_by_spider=True,
+            thumb_from=made_from,
         )
 
-    async def _downloaded(self, url: str, kind: Kind, written: Written) -> StoredImage:
+    async def _downloaded(self, ref: ImageRef, kind: Kind, written: Written) -> StoredImage:
         try:
-            fetched = await self.fetcher.fetch(url)
+            fetched = await self.fetcher.fetch(ref.url)
         except FetchError as exc:
             raise ImageFailure(exc.reason, transient=exc.transient) from None
         try:
@@ -229,7 +265,9 @@ class ImageStorer:
         async def load() -> bytes:
             return data
 
-        thumb = await self._thumbnail(sha1, (width, height), load, written)
+        thumb, made_from = await self._thumbnail(
+            sha1, (width, height), load, written, ref.thumb_url
+        )
         existing = await self.storage.head(key)
         if existing is None:
             written.add(key)
@@ -238,7 +276,13 @@ class ImageStorer:
             written.add(key)
             await self.storage.put(key, data, mime)
         return StoredImage(
-            key=key, thumb_key=thumb, sha1=sha1, size=len(data), width=width, height=height
+            key=key,
+            thumb_key=thumb,
+            sha1=sha1,
+            size=len(data),
+            width=width,
+            height=height,
+            thumb_from=made_from,
         )
 
     async def store(self, ref: ImageRef, kind: Kind, written: Written) -> StoredImage:
@@ -249,5 +293,5 @@ class ImageStorer:
             if isinstance(uploaded, StoredImage):
                 return uploaded
             fell_back = uploaded
-        stored = await self._downloaded(ref.url, kind, written)
+        stored = await self._downloaded(ref, kind, written)
         return msgspec.structs.replace(stored, fell_back=fell_back) if fell_back else stored

@@ -6,9 +6,11 @@ import io
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
+import msgspec
 import pytest
 from PIL import Image
 
+from rk.core import worker_metrics
 from rk.core.client import BackendClient
 from rk.core.config import MediaSettings, Settings, SpiderSettings
 from rk.core.http import polite_client
@@ -150,3 +152,84 @@ async def test_street_kind_and_upload_off(backend: StandInBackend) -> None:
         assert show.looks[0].image.key == f"street/{sha1_hex(data)}.jpg"
         with pytest.raises(ValueError, match="media kind 'catwalk'"):
             await on.upload_show(source, "catwalk")
+
+
+def thumb_of(backend: StandInBackend, data: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(backend.objects[f"thumb/{sha1_hex(data)}.jpg"]))
+
+
+def thumbs_counted(source: str) -> float:
+    value = worker_metrics.REGISTRY.get_sample_value("rk_spider_thumbs_total", {"source": source})
+    return value or 0.0
+
+
+async def test_thumbnails_are_made_from_the_sites_smaller_rendition(
+    backend: StandInBackend, uploader: MediaUploader
+) -> None:
+    # The rendition is another colour, so the thumbnail shows which one it was made from.
+    original = jpeg("red", (600, 900))
+    backend.site.update(
+        {"/a.jpg": (200, original), "/a-200x300.jpg": (200, jpeg("blue", (200, 300)))}
+    )
+    base = f"http://127.0.0.1:{backend.port}"
+    source = show_of(backend, ["/a.jpg"], [])
+    look = source.looks[0]
+    source = msgspec.structs.replace(
+        source,
+        looks=[
+            msgspec.structs.replace(
+                look,
+                image=msgspec.structs.replace(look.image, thumb_url=f"{base}/a-200x300.jpg"),
+            )
+        ],
+    )
+    before = thumbs_counted("rendition")
+    show, stats = await uploader.upload_show(source, "runway")
+    assert (stats.uploaded, stats.thumbs, stats.thumbs_from_rendition) == (1, 1, 1)
+    assert stats.rendition_fallbacks == 0
+    assert show.looks[0].image.thumb_url == f"{base}/a-200x300.jpg"
+    assert backend.objects[show.looks[0].image.key or ""] == original
+    thumb = thumb_of(backend, original)
+    assert thumb.size == (128, 192)  # what make_thumbnail gives the 600×900 original
+    assert thumb.getpixel((64, 96))[2] > 200  # blue: made from the rendition
+    assert thumbs_counted("rendition") == before + 1
+
+
+async def test_a_missing_or_unfit_rendition_falls_back_to_the_original(
+    backend: StandInBackend, uploader: MediaUploader
+) -> None:
+    originals = {f"/{n}.jpg": jpeg(c, (600, 900)) for n, c in enumerate(["red", "lime", "navy"])}
+    backend.site.update({path: (200, data) for path, data in originals.items()})
+    backend.site["/square.jpg"] = (200, jpeg("white", (300, 300)))  # a crop, not the photo
+    backend.site["/html.jpg"] = (200, b"<html>blocked</html>")
+    truncated = jpeg("teal", (600, 900))
+    backend.site["/truncated.jpg"] = (200, truncated[: len(truncated) // 2])
+    backend.site["/fine-200x300.jpg"] = (200, jpeg("white", (200, 300)))
+    base = f"http://127.0.0.1:{backend.port}"
+    renditions = {
+        "/0.jpg": "/gone-200x300.jpg",  # 404
+        "/1.jpg": "/square.jpg",
+        "/2.jpg": "/html.jpg",
+        "/truncated.jpg": "/fine-200x300.jpg",  # a fine rendition never vouches for the original
+    }
+    show = show_of(backend, list(renditions), [])
+    looks = [
+        msgspec.structs.replace(
+            look,
+            image=msgspec.structs.replace(look.image, thumb_url=base + renditions[path]),
+        )
+        for look, path in zip(show.looks, renditions, strict=True)
+    ]
+    before = thumbs_counted("fallback")
+    done, stats = await uploader.upload_show(msgspec.structs.replace(show, looks=looks), "runway")
+    assert (stats.uploaded, stats.failed, stats.thumbs) == (3, 1, 3)
+    assert (stats.thumbs_from_rendition, stats.rendition_fallbacks) == (0, 3)
+    assert thumbs_counted("fallback") == before + 3
+    for data in originals.values():
+        thumb = thumb_of(backend, data)
+        assert thumb.size == (128, 192)
+        assert thumb.getpixel((64, 96)) != (255, 255, 255)  # the original's colour
+    assert done.looks[3].image == ImageRef(
+        url=base + "/truncated.jpg", thumb_url=base + "/fine-200x300.jpg"
+    )
+    assert f"runway/{sha1_hex(truncated[: len(truncated) // 2])}.jpg" not in backend.objects

@@ -2,14 +2,18 @@
 
 The captured-shape pages under ``tests/sites/vogue`` link their photos but ship no image
 files; end-to-end tests need every image to be different bytes (content keys would
-collapse identical ones), so each photo path answers a small noise JPEG seeded by the
-path. Show pages can be slowed down so a test can act while a brand is mid-crawl.
+collapse identical ones), so each photo answers a small noise JPEG seeded by its path
+without the transform segment. A ``w_N,c_limit`` transform narrower than the photo answers
+it scaled to N wide, as the CDN does (``c_limit`` never upscales), so thumbnail renditions
+(``sm`` is ``w_360``) are the same photo, smaller. Show pages can be slowed down so a test
+can act while a brand is mid-crawl.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +27,8 @@ from tests.support.sites import SiteServer
 
 SITES = Path(__file__).parents[2] / "sites"
 PHOTOS = "/photos/"
+TRANSFORM = re.compile(r"^(/photos/[^/]+/[^/]+/)([^/]+)(/[^/]+)$")
+LIMIT = re.compile(r"w_(\d{1,5})(?:,|%2[Cc])c_limit")
 
 
 def photo_bytes(path: str, size: tuple[int, int] = (48, 72)) -> bytes:
@@ -44,6 +50,16 @@ def photo_bytes(path: str, size: tuple[int, int] = (48, 72)) -> bytes:
     return out.getvalue()
 
 
+def rendition(data: bytes, width: int) -> bytes:
+    """``data`` scaled to ``width`` (height in proportion), as an image CDN serves it."""
+    with Image.open(io.BytesIO(data)) as img:
+        size = (width, max(1, round(img.height * width / img.width)))
+        small = img.convert("RGB").resize(size, Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    small.save(out, "JPEG", quality=85)
+    return out.getvalue()
+
+
 class PhotoSite(SiteServer):
     """``SiteServer`` over the Vogue pages; photos answered with ``photo_bytes``.
 
@@ -61,12 +77,22 @@ class PhotoSite(SiteServer):
         self._photo_lock = threading.Lock()
 
     def photo(self, path: str) -> bytes:
-        """The bytes a photo path answers (cached)."""
+        """The bytes a photo path answers (cached): its rendition when the transform is a
+        ``w_N,c_limit`` narrower than the photo."""
+        match = TRANSFORM.match(path)
+        width = LIMIT.fullmatch(match.group(2)) if match else None
+        full = f"{match.group(1)}_{match.group(3)}" if match else path
         with self._photo_lock:
-            data = self._photos.get(path)
+            data = self._photos.get(full)
             if data is None:
-                data = self._photos[path] = photo_bytes(path, self.photo_size)
+                data = self._photos[full] = photo_bytes(full, self.photo_size)
+        if width is None or int(width.group(1)) >= self.photo_size[0]:
             return data
+        with self._photo_lock:
+            small = self._photos.get(path)
+            if small is None:
+                small = self._photos[path] = rendition(data, int(width.group(1)))
+            return small
 
     def photo_gets(self) -> int:
         """How many photo downloads were answered so far."""

@@ -8,6 +8,7 @@ import pytest
 
 from rk.core.config import find_config, load_settings, masked
 from rk.core.errors import ConfigError
+from rk.core.sources import thumb_size_option
 
 
 def write(tmp_path: Path, text: str, name: str = "config.yml") -> Path:
@@ -115,3 +116,17 @@ def test_allow_private_hosts_entries_name_a_port(tmp_path: Path) -> None:
     path.write_text("security: {allow_private_hosts: [127.0.0.1]}\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"allow_private_hosts.0: expected host:port"):
         load_settings(path, environ={})
+
+
+def test_sources_learn_the_thumbnail_size(tmp_path: Path) -> None:
+    config = tmp_path / "config.yml"
+    config.write_text("media: {thumb_size: 200}\nsources: {vogue: {original: true}}\n")
+    settings = load_settings(config, environ={})
+    assert settings.source_options("vogue") == {"thumb_size": 200, "original": True}
+    assert settings.source_options("theimpression") == {"thumb_size": 200}
+    own = load_settings(config, environ={"RK_SOURCES": "{vogue: {thumb_size: '300'}}"})
+    assert thumb_size_option(own.source_options("vogue"), "vogue") == 300
+    assert thumb_size_option({}, "vogue") == 256
+    for bad in ("big", 0, True, 1.5):
+        with pytest.raises(ConfigError, match=r"sources\.vogue\.thumb_size must be a whole number"):
+            thumb_size_option({"thumb_size": bad}, "vogue")

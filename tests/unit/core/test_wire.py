@@ -199,3 +199,24 @@ URL_PARTS = st.sampled_from(
 def test_the_plain_url_shortcut_agrees_with_the_full_check(url: str) -> None:
     control = any(ord(c) < 0x20 or ord(c) == 0x7F for c in url)
     assert (url_problem(url) is None) == (not control and not _split_problem(url))
+
+
+@pytest.mark.parametrize(
+    ("thumb_url", "problem"),
+    [("ftp://img/a.jpg", "scheme 'ftp'"), ("https://img/a\nb.jpg", "control characters")],
+)
+@pytest.mark.parametrize("where", ["looks", "details"])
+def test_a_thumbnail_url_is_checked_like_the_url(where: str, thumb_url: str, problem: str) -> None:
+    data = msgspec.to_builtins(show())
+    refs = data[where]
+    (refs[0]["image"] if where == "looks" else refs[0])["thumb_url"] = thumb_url
+    message = _decode_error(msgspec.json.encode(data))
+    label = "look 1" if where == "looks" else "detail 1"
+    assert f"{label}: bad thumbnail URL ({problem}" in message
+    good = msgspec.to_builtins(show())
+    (good[where][0]["image"] if where == "looks" else good[where][0])["thumb_url"] = (
+        "https://img/a-200x300.jpg"
+    )
+    decoded = msgspec.json.decode(msgspec.json.encode(good), type=ShowIngest)
+    ref = decoded.looks[0].image if where == "looks" else decoded.details[0]
+    assert ref.thumb_url == "https://img/a-200x300.jpg"
