@@ -1,9 +1,10 @@
 """The ``exact`` vector index: every published vector in this process, exact answers.
 
-Search is ``SearchIndex`` (a float32 matrix per model, kept in step with the database by
-``change_seq``); placement streams the stored vectors of a kind from the database past the
-new ones (``Placement``), so the stored lists stay the exact top-K. The default on SQLite,
-and the fallback on a PostgreSQL without pgvector.
+Search is ``SearchIndex`` (the published vectors of a model, kept in step with the database
+by ``change_seq``); placement runs the new vectors past every stored vector of the kind
+(``Placement``), held in ``StoredVectors`` (every status, followed the same way) instead
+of read from the database on every batch, so the stored lists stay the exact top-K. The
+default on SQLite, and the fallback on a PostgreSQL without pgvector.
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ import numpy as np
 
 from rk.core.config import VectorSettings
 from rk.core.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
-from rk.server.services.neighbour_lists import Thresholds, blocks
+from rk.server.services.neighbour_lists import Thresholds
 from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement
 from rk.server.services.search_index import SearchIndexes
+from rk.server.services.stored_vectors import StoredVectors
 from rk.server.vectors.db import rows
 
 
 class ExactIndex:
-    """Exact top-K from an in-process matrix; exact placement over streamed blocks."""
+    """Exact top-K and exact placement from in-process matrices."""
 
     name: ClassVar[str] = "exact"
     schemes: ClassVar[tuple[str, ...]] = ("sqlite", "postgresql")
@@ -31,6 +33,7 @@ class ExactIndex:
         self.settings = settings
         self.block_rows = block_rows
         self.indexes = SearchIndexes()
+        self.stored: dict[str, StoredVectors] = {}
 
     async def open(self) -> str | None:
         """Nothing to prepare: vectors load on the first query."""
@@ -49,15 +52,23 @@ class ExactIndex:
         k: int,
         heartbeat: Heartbeat | None = None,
     ) -> Placed:
-        """One pass over every stored vector of ``kind``: exact lists and reverse pairs."""
+        """One pass over every stored vector of ``kind``, brought up to date with the
+        database first, ``block_rows`` at a time: exact lists and reverse pairs."""
+        stored = self.stored.get(model)
+        if stored is None:
+            stored = self.stored[model] = StoredVectors(model)
+        await stored.refresh()
         placement = Placement(ids, vectors, k)
         thresholds = await Thresholds.load(model, k)
-        async for block_ids, block in blocks(model, kind, vectors.shape[1], self.block_rows):
-            limits = thresholds.of(block_ids)
-            limits[np.isin(block_ids, ids)] = SKIP
-            await asyncio.to_thread(placement.add_block, block_ids, block, limits)
-            if heartbeat is not None:
-                await heartbeat()
+        with stored.reading():
+            for part, part_ids in stored.parts(kind, vectors.shape[1]):
+                for start in range(0, len(part_ids), self.block_rows):
+                    rows = slice(start, start + self.block_rows)
+                    await asyncio.to_thread(
+                        _add_block, placement, thresholds, ids, part_ids[rows], part[rows]
+                    )
+                    if heartbeat is not None:
+                        await heartbeat()
         return Placed(placement.lists(), placement.reverse())
 
     async def reindex(self, model: str | None = None, progress: Progress | None = None) -> int:
@@ -78,9 +89,21 @@ class ExactIndex:
         return total
 
     def nbytes(self) -> int:
-        """The matrices and id arrays held."""
-        return sum(index.nbytes() for index in self.indexes.all())
+        """The matrices and id arrays held, for search and for placement."""
+        searched = sum(index.nbytes() for index in self.indexes.all())
+        return searched + sum(stored.nbytes() for stored in self.stored.values())
 
     async def close(self) -> None:
         """Drop every matrix."""
         self.indexes = SearchIndexes()
+        self.stored = {}
+
+
+def _add_block(
+    placement: Placement, thresholds: Thresholds, new_ids: Ids, block_ids: Ids, block: Floats
+) -> None:
+    """Fold one block in, its rows' limits being their lists' thresholds (the batch's own
+    images skipped: their lists are the forward side)."""
+    limits = thresholds.of(block_ids)
+    limits[np.isin(block_ids, new_ids)] = SKIP
+    placement.add_block(block_ids, block, limits)
