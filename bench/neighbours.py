@@ -15,16 +15,21 @@ K-th score of 64 sampled existing vectors (computed before timing), so the rever
 sees a realistic number of candidates.
 
 ``--job N`` adds the whole neighbours job on SQLite: N stored vectors with full lists,
-``--new`` unplaced ones, one ``NeighboursJob.run()`` — block reads from the database,
-the placement, the list rewrites and the marking, as the backend runs it. Seeding 100k
-takes minutes, so ``--keep DIR`` keeps the seeded file (named after its sizes) and each
-pass runs on a fresh copy of it; ``--passes`` runs the job that many times (best kept).
+``--new`` unplaced ones, and ``NeighboursJob.run()`` as the backend runs it — the placement
+(the exact index reads every stored vector on a process's first job and keeps them; later
+jobs read only what changed), the list rewrites and the marking. One process runs the
+first job, then ``--later`` more, each after ``--new`` more unplaced vectors were written
+through a connection of their own (untimed), as another process's saves are: wall and CPU
+seconds (every thread) of each. Seeding 100k takes minutes, so ``--keep DIR`` keeps the
+seeded file (named after its sizes) and each pass runs on a fresh copy of it; ``--passes``
+runs that many processes. ``--phases`` adds, per pass, the seconds of each phase of one
+batch on another fresh copy.
 
 pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
 measured by ``bench.vectors`` on the same kind of data, next to the exact index.
 
     .venv/bin/python -m bench.neighbours [--sizes 100000,1000000] [--new 100] [--dim 512]
-        [--job 100000] [--keep DIR] [--passes 3]
+        [--job 100000] [--later 3] [--keep DIR] [--passes 3] [--phases]
 """
 
 from __future__ import annotations
@@ -39,12 +44,21 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement, normalised
 
 MiB = 1024 * 1024
+
+
+class Job(NamedTuple):
+    """One neighbours job: wall and CPU seconds (every thread), vectors placed."""
+
+    wall: float
+    cpu: float
+    placed: int
 
 
 def measure(step: Callable[[], object]) -> tuple[float, float]:
@@ -115,27 +129,55 @@ def bench_size(count: int, new: int, dim: int, k: int, block: int, repeat: int) 
     }
 
 
-async def run_job(dsn: str, k: int) -> tuple[float, int]:
-    """(seconds, vectors placed) of one neighbours job pass."""
+def add_unplaced(path: Path, first_id: int, new: int, dim: int) -> None:
+    """``new`` more images with unplaced vectors, from ``first_id``, committed through a
+    connection of their own."""
+    vectors = existing_vectors(new, dim, seed=first_id)
+    ids = range(first_id, first_id + new)
+    db = sqlite3.connect(path, timeout=30)
+    db.executemany(
+        "INSERT INTO images (id, article_id, role, position, kind, key)"
+        " VALUES (?, 1, 'look', ?, 'runway', ?)",
+        ((i, i, f"runway/{i}.jpg") for i in ids),
+    )
+    db.executemany(
+        "INSERT INTO image_embeddings (image_id, model, kind, dim, vector, created_at,"
+        " neighbours_at) VALUES (?, 'bench', 'runway', ?, ?, 0, 0)",
+        ((i, dim, vectors[n].astype("<f4").tobytes()) for n, i in enumerate(ids)),
+    )
+    db.commit()
+    db.close()
+
+
+async def run_jobs(path: Path, stored: int, new: int, dim: int, k: int, later: int) -> list[Job]:
+    """One process: the first job, then ``later`` jobs each after ``new`` more vectors."""
     from rk.server.db.engine import close, connect
     from rk.server.services.job_lock import JobLease
     from rk.server.workers.neighbours import NeighboursJob
 
-    engine = await connect(dsn)
+    engine = await connect(f"sqlite:///{path}")
+    jobs: list[Job] = []
     try:
         job = NeighboursJob("bench", k=k, lease=JobLease("neighbours", "bench", 60), batch=1000)
-        start = time.perf_counter()
-        placed = await job.run()
-        return time.perf_counter() - start, placed or 0
+        for n in range(later + 1):
+            if n:
+                add_unplaced(path, stored + n * new + 1, new, dim)
+            start, cpu = time.perf_counter(), time.process_time()
+            placed = await job.run() or 0
+            jobs.append(Job(time.perf_counter() - start, time.process_time() - cpu, placed))
     finally:
         await close(engine)
+    return jobs
 
 
 async def run_phases(dsn: str, k: int) -> dict[str, float]:
-    """Seconds of each phase of one batch, run as ``NeighboursJob.place`` runs them."""
+    """Seconds of each phase of one batch, run as ``NeighboursJob.place`` runs them; the
+    placement twice, the first loading the stored vectors, the second as later jobs run."""
+    from rk.core.config import VectorSettings
     from rk.server.db.engine import close, connect
     from rk.server.services import neighbour_lists as nl
     from rk.server.services.neighbours import merge_list
+    from rk.server.vectors.exact import ExactIndex
 
     engine = await connect(dsn)
     times: dict[str, float] = {}
@@ -150,21 +192,16 @@ async def run_phases(dsn: str, k: int) -> dict[str, float]:
         cpu[0] = now_cpu
         return now
 
+    index = ExactIndex(VectorSettings())
     try:
         batch = await nl.next_batch("bench", 1000)
         assert batch is not None
-        placement = Placement(batch.ids, batch.vectors, k)
         start, cpu[0] = time.perf_counter(), time.process_time()
-        thresholds = await nl.Thresholds.load("bench", k)
-        start = lap("thresholds", start)
-        async for block_ids, block in nl.blocks("bench", batch.kind, batch.dim):
-            start = lap("read blocks", start)
-            limits = thresholds.of(block_ids)
-            limits[np.isin(block_ids, batch.ids)] = SKIP
-            await asyncio.to_thread(placement.add_block, block_ids, block, limits)
-            start = lap("matrix", start)
-        lists, reverse = placement.lists(), placement.reverse()
-        start = lap("matrix", start)
+        await index.place("bench", batch.kind, batch.ids, batch.vectors, k)
+        start = lap("place, first", start)
+        placed = await index.place("bench", batch.kind, batch.ids, batch.vectors, k)
+        start = lap("place, later", start)
+        lists, reverse = dict(placed.lists), placed.reverse
         current = await nl.load_lists("bench", sorted(reverse))
         for owner, candidates in reverse.items():
             merged = merge_list(current[owner], candidates, k)
@@ -178,6 +215,7 @@ async def run_phases(dsn: str, k: int) -> dict[str, float]:
         lap("mark, commit", start)
         times["lists written"] = len(lists)
     finally:
+        await index.close()
         await close(engine)
     return times
 
@@ -231,11 +269,11 @@ def fresh_copy(seeded: Path, copy: Path) -> None:
 
 
 def bench_job(
-    count: int, new: int, dim: int, k: int, keep: Path | None, passes: int
-) -> tuple[list[float], int, float, list[dict[str, float]]]:
-    """(seconds of each pass, placed, seed seconds, per-phase seconds of each pass) of the
-    job on SQLite with ``count`` placed vectors; every pass starts from a copy of the same
-    seeded file, and so does each phase-timed pass after it."""
+    count: int, new: int, dim: int, k: int, keep: Path | None, passes: int, later: int, phases: bool
+) -> tuple[list[list[Job]], float, list[dict[str, float]]]:
+    """(the jobs of each pass, seed seconds, per-phase seconds of each pass) on SQLite with
+    ``count`` placed vectors; every pass (and phase-timed pass) starts from a copy of the
+    same seeded file."""
     with tempfile.TemporaryDirectory() as tmp:
         seeded_file = (keep or Path(tmp)) / f"neighbours-{count}-{new}-{dim}-{k}.sqlite3"
         seeded = 0.0
@@ -246,17 +284,17 @@ def bench_job(
             seed_job(partial, count, new, dim, k)
             partial.rename(seeded_file)
             seeded = time.perf_counter() - start
-        times, placed = [], 0
-        phases: list[dict[str, float]] = []
+        runs: list[list[Job]] = []
+        timed: list[dict[str, float]] = []
+        copy = Path(tmp) / "pass.sqlite3"
         for _ in range(passes):
-            copy = Path(tmp) / "pass.sqlite3"
             fresh_copy(seeded_file, copy)
-            seconds, placed = asyncio.run(run_job(f"sqlite:///{copy}", k))
-            times.append(seconds)
-            fresh_copy(seeded_file, copy)
-            phases.append(asyncio.run(run_phases(f"sqlite:///{copy}", k)))
+            runs.append(asyncio.run(run_jobs(copy, count, new, dim, k, later)))
+            if phases:
+                fresh_copy(seeded_file, copy)
+                timed.append(asyncio.run(run_phases(f"sqlite:///{copy}", k)))
             copy.unlink()
-    return times, placed, seeded, phases
+    return runs, seeded, timed
 
 
 def main() -> None:
@@ -270,7 +308,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     parser.add_argument("--job", type=int, default=0, help="also time the job on SQLite")
     parser.add_argument("--keep", type=Path, help="folder keeping the seeded job archive")
-    parser.add_argument("--passes", type=int, default=1, help="job passes (fresh copy each)")
+    parser.add_argument("--passes", type=int, default=1, help="job processes (fresh copy each)")
+    parser.add_argument("--later", type=int, default=3, help="jobs after the first, per process")
+    parser.add_argument("--phases", action="store_true", help="also time one batch's phases")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     print(
@@ -295,15 +335,19 @@ def main() -> None:
     if args.job:
         if args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
-        times, placed, seeded, phases = bench_job(
-            args.job, args.new, args.dim, args.k, args.keep, args.passes
+        runs, seeded, phases = bench_job(
+            args.job, args.new, args.dim, args.k, args.keep, args.passes, args.later, args.phases
         )
         print(
-            f"\nneighbours job on SQLite: {placed} new among {args.job:,} stored (full lists):"
-            f" best {min(times):.2f} s of {' '.join(f'{t:.2f}' for t in times)}"
-            f" (seeding took {seeded:.0f} s, not counted)"
+            f"\nneighbours job on SQLite: {args.new} new among {args.job:,} stored (full lists),"
+            f" {args.passes} process(es); seeding took {seeded:.0f} s, not counted"
         )
-        for name in phases[0]:
+        print(f"{'process':>8} {'job':>4} {'placed':>7} {'wall s':>7} {'cpu s':>6}")
+        for n, jobs in enumerate(runs, start=1):
+            for number, job in enumerate(jobs, start=1):
+                which = "first" if number == 1 else str(number)
+                print(f"{n:>8} {which:>5} {job.placed:>7} {job.wall:>7.2f} {job.cpu:>6.2f}")
+        for name in phases[0] if phases else []:
             values = " ".join(f"{phase[name]:.2f}" for phase in phases)
             print(f"  {name:>18}: best {min(phase[name] for phase in phases):.2f} of {values}")
 

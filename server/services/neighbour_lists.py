@@ -1,21 +1,17 @@
 """The database side of the neighbours job: what to place, the stored vectors, the lists.
 
 Lists live in ``image_neighbors`` as one row per entry, ``rank`` 1 being the most
-similar; ``score`` is the cosine similarity (float32). Vectors are streamed in
-``image_id`` order, a block at a time (keyset pagination on the
-(model, kind, image_id) index), so memory stays bounded however many images there are.
+similar; ``score`` is the cosine similarity (float32). The stored vectors themselves are
+held in process by the exact index (``stored_vectors``), not read here per batch.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -25,7 +21,7 @@ from rk.server.db.database import Database, Row
 from rk.server.db.engine import database_of
 from rk.server.db.sqlite_database import SqliteDatabase
 from rk.server.db.tables import ImageEmbedding, ImageNeighbor
-from rk.server.services.neighbours import BLOCK_ROWS, NO_THRESHOLD, Floats, Ids
+from rk.server.services.neighbours import NO_THRESHOLD, Floats, Ids
 from rk.server.services.objects import write_transaction
 from rk.server.services.public_changes import bump_neighbours
 from rk.server.vectors.clock import hold_vector_clock
@@ -60,10 +56,9 @@ def _tuples(sql: str, args: tuple[Any, ...], conn: sqlite3.Connection) -> list[t
 async def _read(sql_qmark: str, args: tuple[Any, ...], shape: Callable[[list[Row]], T]) -> T:
     """``shape(rows)`` of one read straight from the driver (``?`` placeholders).
 
-    The hot reads of a pass (100k thresholds, every stored vector, the lists that may
-    change) skip piccolo's one dict per row: numpy takes the columns as they come. On
-    SQLite the query and ``shape`` both run on a reader thread, off the event loop, so
-    the next block is read while numpy works on the last one.
+    The hot reads of a pass (100k thresholds, the lists that may change) skip piccolo's
+    one dict per row: numpy takes the columns as they come. On SQLite the query and
+    ``shape`` both run on a reader thread, off the event loop.
     """
     db = database_of(ImageEmbedding)
     if isinstance(db, SqliteDatabase) and not db.in_transaction():
@@ -121,62 +116,6 @@ async def next_batch(model: str, limit: int) -> Batch | None:
     )
     ids, vectors, kept = decode(rows, dim)
     return Batch(kind=kind, dim=dim, ids=ids, vectors=vectors, rows=kept)
-
-
-@dataclass(frozen=True)
-class Block:
-    """One read of stored vectors: the kept rows, and where the next read starts."""
-
-    ids: Ids
-    vectors: Floats
-    last: int
-    """The last ``image_id`` read, kept or not (0 when nothing was read)."""
-    full: bool
-    """Whether the read returned all the rows it asked for (more may follow)."""
-
-
-def _block(dim: int, limit: int, rows: list[Row]) -> Block:
-    """Ids and a float32 matrix of ``(image_id, vector)`` rows; odd widths dropped."""
-    width = dim * 4
-    kept = [row for row in rows if len(row[1]) == width]
-    ids = np.fromiter((row[0] for row in kept), dtype=np.int64, count=len(kept))
-    joined = b"".join([bytes(row[1]) for row in kept])
-    matrix = np.frombuffer(joined, dtype="<f4").reshape(len(kept), dim)
-    last = int(rows[-1][0]) if rows else 0
-    return Block(ids, matrix.astype(np.float32, copy=False), last, len(rows) == limit)
-
-
-def _read_block(model: str, kind: str, dim: int, after: int, limit: int) -> Awaitable[Block]:
-    return _read(
-        "SELECT image_id, vector FROM image_embeddings"
-        " WHERE model = ? AND kind = ? AND image_id > ? ORDER BY image_id LIMIT ?",
-        (model, kind, after, limit),
-        partial(_block, dim, limit),
-    )
-
-
-async def blocks(
-    model: str, kind: str, dim: int, block_rows: int = BLOCK_ROWS
-) -> AsyncIterator[tuple[Ids, Floats]]:
-    """Every stored vector of ``kind`` for ``model``, ``block_rows`` at a time.
-
-    The next block is already being read while the caller works on this one.
-    """
-    ahead = asyncio.ensure_future(_read_block(model, kind, dim, 0, block_rows))
-    try:
-        while True:
-            block = await ahead
-            if block.full:
-                ahead = asyncio.ensure_future(_read_block(model, kind, dim, block.last, block_rows))
-            if len(block.ids):
-                yield block.ids, block.vectors
-            if not block.full:
-                return
-    finally:
-        if not ahead.done():
-            ahead.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ahead
 
 
 class Thresholds:

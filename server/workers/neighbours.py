@@ -7,8 +7,9 @@ while the job scans. A save in this process wakes the loop at once (through the
 ``rk_embeddings_saved`` event); saves elsewhere are found by polling.
 
 One pass takes the unplaced vectors a batch at a time (one kind per batch), asks the
-process's vector index where they land (``VectorIndex.place``: the exact index streams
-every stored vector of the kind past them, pgvector asks its HNSW index), merges the
+process's vector index where they land (``VectorIndex.place``: the exact index runs them
+past every stored vector of the kind, which it holds in process and brings up to date
+first; pgvector asks its HNSW index), merges the
 newcomers into the existing lists they enter, and in one transaction writes the new and
 changed lists, moves the public site's ``neighbours`` counter once and marks the batch
 placed.
