@@ -81,7 +81,8 @@ class StoredVectors:
     @contextmanager
     def reading(self) -> Iterator[None]:
         """While views are read (across awaits), removals copy rows instead of moving them
-        in place, so a concurrent refresh leaves the views intact."""
+        in place, so a concurrent refresh leaves the views intact. (A placement cancelled
+        mid-block may leave its thread reading after this ends; its answer is dropped.)"""
         self._readers += 1
         try:
             yield
