@@ -1,4 +1,4 @@
-"""The ``exact`` vector index: every published vector in this process, exact answers.
+"""The ``exact`` vector index: the vectors held in this process, exact answers.
 
 Search is ``SearchIndex`` (the published vectors of a model, kept in step with the database
 by ``change_seq``); placement runs the new vectors past every stored vector of the kind
@@ -63,9 +63,9 @@ class ExactIndex:
         with stored.reading():
             for part, part_ids in stored.parts(kind, vectors.shape[1]):
                 for start in range(0, len(part_ids), self.block_rows):
-                    rows = slice(start, start + self.block_rows)
+                    span = slice(start, start + self.block_rows)
                     await asyncio.to_thread(
-                        _add_block, placement, thresholds, ids, part_ids[rows], part[rows]
+                        _add_block, placement, thresholds, ids, part_ids[span], part[span]
                     )
                     if heartbeat is not None:
                         await heartbeat()
