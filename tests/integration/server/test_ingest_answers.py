@@ -22,7 +22,9 @@ import httpx
 import msgspec
 import pytest
 
+from rk.core.plugins import new_plugin_manager
 from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signed_headers
+from rk.server.services.intake import source_kinds
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import (
     INGEST,
@@ -148,7 +150,7 @@ EXPECTED_BODIES: dict[str, Answer] = {
     "unknown source without a kind": (
         422,
         "unknown source 'elsewhere' and no kind (runway or street) in the show;"
-        " this backend has plugins for: theimpression, vogue",
+        f" this backend has plugins for: {', '.join(sorted(source_kinds(new_plugin_manager())))}",
     ),
     "unknown brand uid": (422, "unknown brand uid 'nosuchbrand' (Nobody)"),
 }
