@@ -45,6 +45,7 @@ from rk.server.db.tables import Image
 from rk.server.services.neighbour_lists import decode
 from rk.server.services.neighbours import Floats
 from rk.server.services.vector_shards import Part, Shard, top_k
+from rk.server.services.vector_stamps import stamped_pages
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +66,6 @@ FINGERPRINT_SQL = (
 """The whole check when nothing changed: the published set's fingerprint and the highest
 vector and deletion stamps, in one statement (an aggregate over published articles, two
 index probes)."""
-DELETED_SQL = (
-    "SELECT image_id FROM vector_deletions"
-    " WHERE model = {} AND change_seq > {} AND change_seq <= {}"
-)
 ROWS_SQL = (
     "SELECT e.id, e.change_seq, e.image_id, e.kind, e.model,"
     " COALESCE(i.article_id, 0) AS article_id,"
@@ -76,8 +73,6 @@ ROWS_SQL = (
     " FROM image_embeddings e LEFT JOIN images i ON i.id = e.image_id"
     " LEFT JOIN articles a ON a.id = i.article_id"
 )
-SCAN_ROWS = 4096
-"""Rows per read of new vectors (8 MiB of 512-d vectors)."""
 ARTICLES_PER_QUERY = 500
 INLINE_ROWS = 32768
 """Up to this many rows the product runs in the event loop (well under a millisecond);
@@ -241,19 +236,15 @@ class SearchIndex:
         A page's deletions go first: a live row of an image is always stamped after the
         deletion of its previous row (one row per image and model), so it is taken after.
         """
-        while True:
-            rows = await self._rows(
-                f"{ROWS_SQL} WHERE e.change_seq > {{}} ORDER BY e.change_seq LIMIT {{}}",
-                self.model,
-                self.seen_seq,
-                SCAN_ROWS,
-            )
-            full = len(rows) == SCAN_ROWS
-            upto = int(rows[-1]["change_seq"]) if rows else top
-            if not full:  # every stamp up to ``top`` was committed when the page was read
-                upto = max(upto, top)
-            gone = await self._rows(DELETED_SQL, self.model, self.seen_seq, upto)
-            stale = {int(row["image_id"]) for row in gone}
+        pages = stamped_pages(
+            self._rows,
+            f"{ROWS_SQL} WHERE e.change_seq > {{}} ORDER BY e.change_seq LIMIT {{}}",
+            self.model,
+            self.seen_seq,
+            top,
+        )
+        async for rows, deleted, upto in pages:
+            stale = set(deleted)
             # an id read before may be a vector held already: replace it
             stale.update(
                 int(row["image_id"])
@@ -265,8 +256,6 @@ class SearchIndex:
             self._take(rows)
             self.seen_seq = upto
             self.top_id = max([self.top_id, *(int(row["id"]) for row in rows)])
-            if not full:
-                return
 
     def _take(self, rows: list[dict[str, Any]]) -> None:
         """Add the vectors of this model's rows of held articles.

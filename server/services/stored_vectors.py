@@ -30,8 +30,8 @@ import numpy as np
 from piccolo.engine.base import Engine
 
 from rk.server.services.neighbour_lists import decode
-from rk.server.services.search_index import DELETED_SQL, SCAN_ROWS
 from rk.server.services.vector_shards import Part, Shard
+from rk.server.services.vector_stamps import stamped_pages
 from rk.server.vectors.db import engine, rows
 
 log = logging.getLogger(__name__)
@@ -120,17 +120,11 @@ class StoredVectors:
         """Apply the deletions and rows stamped above the highest stamp seen, up to ``top``
         or further, a page at a time (as ``SearchIndex._read_new``: a page's deletions go
         first, since a live row of an image is stamped after its previous row's deletion)."""
-        while True:
-            page = await rows(ROWS_SQL, self.model, self.seen_seq, SCAN_ROWS)
-            full = len(page) == SCAN_ROWS
-            upto = int(page[-1]["change_seq"]) if page else top
-            if not full:  # every stamp up to ``top`` was committed when the page was read
-                upto = max(upto, top)
-            gone = await rows(DELETED_SQL, self.model, self.seen_seq, upto)
-            self._apply(page, [int(row["image_id"]) for row in gone])
+        async for page, deleted, upto in stamped_pages(
+            rows, ROWS_SQL, self.model, self.seen_seq, top
+        ):
+            self._apply(page, deleted)
             self.seen_seq = upto
-            if not full:
-                return
 
     def _apply(self, page: list[dict[str, Any]], deleted: list[int]) -> None:
         """Drop the deleted images and the rows read again, then add this model's rows."""
