@@ -16,7 +16,8 @@ import asyncpg
 import pytest
 
 
-def _skip(reason: str) -> None:
+def skip_or_fail(reason: str) -> None:
+    """Skip where the test cannot run here; under CI=true (which sets everything up) fail."""
     if os.environ.get("CI") == "true":
         pytest.fail(reason)
     pytest.skip(reason)  # pgserver cannot start here and not under CI=true
@@ -30,11 +31,11 @@ def pgvector_server(root: Path) -> Iterator[str]:
         try:
             import pgserver
         except ImportError:
-            _skip("pgserver is not installed (pip install -e '.[dev]')")
+            skip_or_fail("pgserver is not installed (pip install -e '.[dev]')")
         try:
             server = pgserver.get_server(root, cleanup_mode="stop")
         except Exception as exc:
-            _skip(f"pgserver did not start: {type(exc).__name__}: {exc}".splitlines()[0])
+            skip_or_fail(f"pgserver did not start: {type(exc).__name__}: {exc}".splitlines()[0])
     try:
         yield server.get_uri()
     finally:

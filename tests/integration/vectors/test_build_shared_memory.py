@@ -29,7 +29,7 @@ from rk.server.vectors.db import rows
 from rk.server.vectors.pg_spaces import spaces
 from rk.server.vectors.pgvector import PgvectorIndex
 from tests.integration.vectors.helpers import MODEL, brute, bulk, clustered
-from tests.support.pgvector import fresh_pgvector_database, pgvector_server
+from tests.support.pgvector import fresh_pgvector_database, pgvector_server, skip_or_fail
 
 SHM_MB = 4
 SETTINGS = {
@@ -51,7 +51,7 @@ async def _configure(dsn: str) -> None:
 def _mount(target: Path) -> None:
     """A tmpfs of ``SHM_MB`` over ``target``, owned as ``target`` is (the server's user)."""
     if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs over pg_dynshmem needs root")
+        skip_or_fail("mounting a small tmpfs over pg_dynshmem needs root")
     owner = target.stat()
     done = subprocess.run(
         [
@@ -68,7 +68,7 @@ def _mount(target: Path) -> None:
         check=False,
     )
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
+        skip_or_fail(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
 
 
 @pytest.fixture(scope="module")
