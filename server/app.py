@@ -28,6 +28,7 @@ from rk.server.db.migrate import migrate_database
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
 from rk.server.openapi_doc import complete_openapi
+from rk.server.outage import OutageLog
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue
 from rk.server.request_context import HttpMetrics, request_context
@@ -150,6 +151,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "brand_ids": BrandIds(),
             "http_metrics": HttpMetrics(),
             "replay_guard": ReplayGuard(),
+            "outages": OutageLog(),
         }
     )
     remember_secret(state.secrets.ingest)

@@ -18,7 +18,7 @@ from litestar.types import ExceptionHandlersMap, Receive, Scope, Send
 from rk.core.errors import InvalidKey, RkError, SignatureError
 from rk.core.redact import public_message
 from rk.core.wire import ErrorBody, decode_error_line
-from rk.server.outage import OUTAGES, RETRY_AFTER_S, is_outage
+from rk.server.outage import RETRY_AFTER_S, is_outage
 from rk.server.web.errors import error_page, wants_html
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ def _api(request: Request, exc: ApiError) -> Response:
 
 def _unexpected(request: Request, exc: Exception) -> Response:
     if is_outage(exc):
-        OUTAGES.seen(exc)
+        request.app.state.outages.seen(exc)
         retry = {"Retry-After": str(RETRY_AFTER_S)}
         return answer(request, 503, "database unavailable, retry later", retry)
     log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)

@@ -43,7 +43,8 @@ def is_outage(exc: BaseException) -> bool:
 
 
 class OutageLog:
-    """Remembers when the last database error was seen, to log each outage once."""
+    """Remembers when the last database error was seen, to log each outage once (one per
+    app, in its state: two backends in one process each log their own outage)."""
 
     def __init__(self) -> None:
         self.last_seen = 0.0
@@ -55,6 +56,3 @@ class OutageLog:
             reason = public_message(f"{type(exc).__name__}: {exc}".splitlines()[0])
             log.error("database unavailable, answering 503 until it is back: %s", reason)
         self.last_seen = now
-
-
-OUTAGES = OutageLog()
