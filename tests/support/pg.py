@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -56,3 +56,20 @@ def fresh_database() -> Iterator[str]:
         yield _with_db(dsn, name)
     finally:
         asyncio.run(_run(dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@asynccontextmanager
+async def refusing_connections(dsn: str) -> AsyncIterator[str]:
+    """While inside, ``dsn``'s database takes no connections and has none (an outage as a
+    backend sees it); yields the database's name. Connections are allowed again after."""
+    name = urlsplit(dsn).path.strip("/")
+    admin = await asyncpg.connect(admin_dsn())
+    try:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+        )
+        yield name
+    finally:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        await admin.close()

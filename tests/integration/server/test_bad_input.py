@@ -11,9 +11,7 @@ import logging
 import struct
 import zlib
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import asyncpg
 import msgspec
 import pytest
 
@@ -26,7 +24,7 @@ from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import Backend, backend_settings, job_count, show
 from tests.integration.server.images import Answer, ImageServer, jpeg
 from tests.integration.server.test_internal_api import assert_error
-from tests.support.pg import admin_dsn
+from tests.support.pg import refusing_connections
 
 URL = "https://img.example/1.jpg"
 SHA1 = "0123456789abcdef0123456789abcdef01234567"
@@ -120,13 +118,7 @@ async def test_a_database_outage_is_503_with_retry_after_and_one_log_line(
 ) -> None:
     backend = await start_backend(backend_settings(tmp_path, database=pg_dsn, workers=0))
     assert (await backend.client.get("/api/shows")).status_code == 200
-    name = urlsplit(pg_dsn).path.strip("/")
-    admin = await asyncpg.connect(admin_dsn())
-    try:
-        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-        await admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
-        )
+    async with refusing_connections(pg_dsn) as name:
         with caplog.at_level(logging.INFO):
             answers = [await backend.client.get("/api/shows") for _ in range(5)]
             answers.append(await backend.ingest(msgspec.json.encode(show("s/1", [URL]))))
@@ -134,9 +126,6 @@ async def test_a_database_outage_is_503_with_retry_after_and_one_log_line(
             message = assert_error(response, 503, "database unavailable")
             assert response.headers["retry-after"].isdigit()
             assert name not in message
-    finally:
-        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-        await admin.close()
     outage_lines = [r for r in caplog.records if "database unavailable" in r.getMessage()]
     assert len(outage_lines) == 1
     assert not [r for r in caplog.records if r.exc_info and r.name.startswith("rk")]

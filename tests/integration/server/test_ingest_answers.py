@@ -15,9 +15,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-import asyncpg
 import httpx
 import msgspec
 import pytest
@@ -36,7 +34,7 @@ from tests.integration.server.helpers import (
     show,
 )
 from tests.integration.server.test_operations import samples, value
-from tests.support.pg import admin_dsn
+from tests.support.pg import refusing_connections
 
 Answer = tuple[int, Any]
 URL = "https://img.example/1.jpg"
@@ -343,16 +341,7 @@ async def test_a_database_outage_is_503_with_retry_after(
 ) -> None:
     backend = await start_backend(backend_settings(tmp_path, database=pg_dsn, workers=0))
     assert (await backend.ingest(GOOD)).status_code == 202
-    name = urlsplit(pg_dsn).path.strip("/")
-    admin = await asyncpg.connect(admin_dsn())
-    try:
-        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-        await admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
-        )
+    async with refusing_connections(pg_dsn):
         down = await backend.ingest(GOOD)
-    finally:
-        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-        await admin.close()
     assert answer(down) == (503, "database unavailable, retry later")
     assert down.headers["retry-after"] == "5"

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import asyncpg
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -15,7 +13,7 @@ from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import add_brand, backend_settings, show
 from tests.integration.server.images import ImageServer, jpeg
 from tests.support.net import free_port
-from tests.support.pg import admin_dsn
+from tests.support.pg import refusing_connections
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -83,22 +81,13 @@ async def test_readyz_names_an_unreachable_database(
 ) -> None:
     backend = await start_backend(backend_settings(tmp_path, database=pg_dsn))
     assert (await backend.client.get("/readyz")).status_code == 200
-    name = urlsplit(pg_dsn).path.strip("/")
-    admin = await asyncpg.connect(admin_dsn())
-    try:
-        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
-        await admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
-        )
+    async with refusing_connections(pg_dsn):
         answer = await backend.client.get("/readyz")
         assert answer.status_code == 503
         body = answer.json()
         assert body["checks"]["database"] != "ok"
         assert body["checks"]["migrations"] == "database unreachable"
         assert body["error"].startswith("not ready: database: ")
-    finally:
-        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-        await admin.close()
 
 
 async def test_metrics_count_jobs_images_requests_and_spiders(
