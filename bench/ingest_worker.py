@@ -35,7 +35,6 @@ import argparse
 import asyncio
 import hashlib
 import importlib.util
-import io
 import statistics
 import subprocess
 import sys
@@ -47,10 +46,18 @@ from typing import Any, NamedTuple, TypeVar
 
 import httpx
 import msgspec
-import numpy as np
 import uvicorn
-from PIL import Image
 
+from bench.ingest_photos import (
+    LOOKS,
+    RENDITION_WIDTH,
+    image_server,
+    make_images,
+    rendition_psnr,
+    show_refs,
+    show_urls,
+)
+from bench.thumb_quality import SIDE as THUMB_SIDE
 from rk.core.config import (
     IngestSettings,
     MediaSettings,
@@ -59,18 +66,14 @@ from rk.core.config import (
     ServerSettings,
     Settings,
 )
-from rk.core.renditions import read_header
 from rk.core.signing import signed_headers
-from rk.core.thumbs import make_thumbnail, thumbnail
-from rk.core.wire import ImageRef, Look, ShowIngest
+from rk.core.thumbs import thumbnail
+from rk.core.wire import Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.db.tables import IngestJob
 from tests.support.net import free_port, wait_for_port
 
 SECRET = "bench-secret"
-LOOKS = 40
-RENDITION_WIDTH = 360
-THUMB_SIDE = MediaSettings().thumb_size
 T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]  # the bench's own servers start as -m from here
@@ -106,83 +109,6 @@ def run(main: Coroutine[Any, Any, T], loop: str) -> T:
 
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         return runner.run(main)
-
-
-def make_images(folder: Path, shows: int, size: tuple[int, int]) -> int:
-    """Write shows × 40 distinct photo-like JPEGs; their total size in bytes."""
-    rng = np.random.default_rng(7)
-    width, height = size
-    yy, xx = np.mgrid[0:height, 0:width]
-    base = np.stack(
-        [xx * 255 // width, yy * 255 // height, (xx + yy) * 255 // (width + height)], -1
-    )
-    total = 0
-    for show in range(shows):
-        for look in range(LOOKS):
-            noise = rng.integers(-24, 24, size=(height, width, 3))
-            pixels = np.clip(base + noise + (show * LOOKS + look) % 50, 0, 255).astype(np.uint8)
-            img = Image.fromarray(pixels, "RGB")
-            out = io.BytesIO()
-            img.save(out, "JPEG", quality=85)
-            path = folder / f"{show}-{look}.jpg"
-            path.write_bytes(out.getvalue())
-            total += path.stat().st_size
-            small = (RENDITION_WIDTH, round(height * RENDITION_WIDTH / width))
-            out = io.BytesIO()
-            img.resize(small, Image.Resampling.LANCZOS).save(out, "JPEG", quality=85)
-            (folder / f"{show}-{look}-w{RENDITION_WIDTH}.jpg").write_bytes(out.getvalue())
-    return total
-
-
-def rendition_psnr(folder: Path) -> tuple[float, float]:
-    """(mean, worst) PSNR of thumbnails made from the renditions (at the original's
-    thumbnail size, as the worker makes them) against rk's thumbnails of the originals."""
-    values = []
-    for path in sorted(folder.glob("*-w*.jpg")):
-        data = path.with_name(path.name.replace(f"-w{RENDITION_WIDTH}", "")).read_bytes()
-        header = read_header(data)
-        assert header is not None
-        made = make_thumbnail(path.read_bytes(), THUMB_SIDE, fit=header.thumb(THUMB_SIDE))
-        reference = make_thumbnail(data, THUMB_SIDE)
-        assert made is not None
-        assert reference is not None
-        x, y = (np.asarray(Image.open(io.BytesIO(b)), dtype=np.float64) for b in (made, reference))
-        mse = max(float(((x - y) ** 2).mean()), 1e-12)
-        values.append(10 * np.log10(255**2 / mse))
-    return float(np.mean(values)), float(min(values))
-
-
-def image_server(folder: str, port: int) -> None:
-    """Serve every file of ``folder`` from memory at ``/<name>``."""
-    files = {f"/{p.name}": p.read_bytes() for p in Path(folder).iterdir()}
-
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return
-        body = files.get(scope["path"])
-        status = 200 if body is not None else 404
-        headers = [
-            (b"content-type", b"image/jpeg"),
-            (b"content-length", str(len(body or b"")).encode()),
-        ]
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": body or b""})
-
-    uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
-
-
-def show_urls(port: int, show: int) -> list[str]:
-    return [f"http://127.0.0.1:{port}/{show}-{look}.jpg" for look in range(LOOKS)]
-
-
-def show_refs(port: int, show: int, renditions: bool) -> list[ImageRef]:
-    """The show's images, each naming its ``w_360`` rendition when ``renditions``."""
-    return [
-        ImageRef(url=url, thumb_url=url.replace(".jpg", f"-w{RENDITION_WIDTH}.jpg"))
-        if renditions
-        else ImageRef(url=url)
-        for url in show_urls(port, show)
-    ]
 
 
 async def write_plain(out: Path, data: bytes) -> None:
