@@ -20,10 +20,11 @@ sees a realistic number of candidates.
 jobs read only what changed), the list rewrites and the marking. One process runs the
 first job, then ``--later`` more, each after ``--new`` more unplaced vectors were written
 through a connection of their own (untimed), as another process's saves are: wall and CPU
-seconds (every thread) of each. Seeding 100k takes minutes, so ``--keep DIR`` keeps the
-seeded file (named after its sizes) and each pass runs on a fresh copy of it; ``--passes``
-runs that many processes. ``--phases`` adds, per pass, the seconds of each phase of one
-batch on another fresh copy.
+seconds (every thread) of each, and whether it read the lists' thresholds (the first job
+does; a later one holds them from its own writes, ``neighbour_thresholds``). Seeding 100k
+takes a minute (1M about ten), so ``--keep DIR`` keeps the seeded file (named after its
+sizes) and each pass runs on a fresh copy of it; ``--passes`` runs that many processes.
+``--phases`` adds, per pass, the seconds of each phase of one batch on another fresh copy.
 
 pgvector's rows (HNSW search and placement, recall against exact, build time, RSS) are
 measured by ``bench.vectors`` on the same kind of data, next to the exact index.
@@ -54,11 +55,13 @@ MiB = 1024 * 1024
 
 
 class Job(NamedTuple):
-    """One neighbours job: wall and CPU seconds (every thread), vectors placed."""
+    """One neighbours job: wall and CPU seconds (every thread), vectors placed, and how many
+    times it read the lists' thresholds from the database (not when it held them)."""
 
     wall: float
     cpu: float
     placed: int
+    reads: int
 
 
 def measure(step: Callable[[], object]) -> tuple[float, float]:
@@ -153,6 +156,7 @@ async def run_jobs(path: Path, stored: int, new: int, dim: int, k: int, later: i
     """One process: the first job, then ``later`` jobs each after ``new`` more vectors."""
     from rk.server.db.engine import close, connect
     from rk.server.services.job_lock import JobLease
+    from rk.server.services.neighbour_thresholds import HELD
     from rk.server.workers.neighbours import NeighboursJob
 
     engine = await connect(f"sqlite:///{path}")
@@ -162,9 +166,10 @@ async def run_jobs(path: Path, stored: int, new: int, dim: int, k: int, later: i
         for n in range(later + 1):
             if n:
                 add_unplaced(path, stored + n * new + 1, new, dim)
-            start, cpu = time.perf_counter(), time.process_time()
+            start, cpu, reads = time.perf_counter(), time.process_time(), HELD.loads
             placed = await job.run() or 0
-            jobs.append(Job(time.perf_counter() - start, time.process_time() - cpu, placed))
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            jobs.append(Job(wall, cpu, placed, HELD.loads - reads))
     finally:
         await close(engine)
     return jobs
@@ -246,6 +251,15 @@ def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
         ),
     )
     scores = np.linspace(threshold + 0.2, threshold, k).tolist()
+    # the list rows go in with their table's indexes dropped and built again after (sorted
+    # once instead of 20 × count random B-tree inserts: at 1M it ran past 17 minutes)
+    indexes = db.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
+        " AND tbl_name = 'image_neighbors' AND sql IS NOT NULL"
+    ).fetchall()
+    db.execute("PRAGMA cache_size = -1048576")
+    for name, _ in indexes:
+        db.execute(f"DROP INDEX {name}")
     db.executemany(
         "INSERT INTO image_neighbors (image_id, model, neighbor_id, rank, score)"
         " VALUES (?, 'bench', ?, ?, ?)",
@@ -255,6 +269,8 @@ def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
             for rank, n in enumerate(rng.integers(1, count + 1, k))
         ),
     )
+    for _, sql in indexes:
+        db.execute(sql)
     db.commit()
     db.close()
 
@@ -342,11 +358,17 @@ def main() -> None:
             f"\nneighbours job on SQLite: {args.new} new among {args.job:,} stored (full lists),"
             f" {args.passes} process(es); seeding took {seeded:.0f} s, not counted"
         )
-        print(f"{'process':>8} {'job':>4} {'placed':>7} {'wall s':>7} {'cpu s':>6}")
+        print(
+            f"{'process':>8} {'job':>4} {'placed':>7} {'wall s':>7} {'cpu s':>6}"
+            f" {'threshold reads':>16}"
+        )
         for n, jobs in enumerate(runs, start=1):
             for number, job in enumerate(jobs, start=1):
                 which = "first" if number == 1 else str(number)
-                print(f"{n:>8} {which:>5} {job.placed:>7} {job.wall:>7.2f} {job.cpu:>6.2f}")
+                print(
+                    f"{n:>8} {which:>5} {job.placed:>7} {job.wall:>7.2f} {job.cpu:>6.2f}"
+                    f" {job.reads:>16}"
+                )
         for name in phases[0] if phases else []:
             values = " ".join(f"{phase[name]:.2f}" for phase in phases)
             print(f"  {name:>18}: best {min(phase[name] for phase in phases):.2f} of {values}")

@@ -17,6 +17,7 @@ import numpy as np
 from rk.core.config import VectorSettings
 from rk.core.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
 from rk.server.services.neighbour_lists import Thresholds
+from rk.server.services.neighbour_thresholds import HELD
 from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement
 from rk.server.services.search_index import SearchIndexes
 from rk.server.services.stored_vectors import StoredVectors
@@ -59,7 +60,7 @@ class ExactIndex:
             stored = self.stored[model] = StoredVectors(model)
         await stored.refresh()
         placement = Placement(ids, vectors, k)
-        thresholds = await Thresholds.load(model, k)
+        thresholds = await HELD.get(model, k)
         with stored.reading():
             for part, part_ids in stored.parts(kind, vectors.shape[1]):
                 for start in range(0, len(part_ids), self.block_rows):

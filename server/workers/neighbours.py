@@ -12,7 +12,8 @@ past every stored vector of the kind, which it holds in process and brings up to
 first; pgvector asks its HNSW index), merges the
 newcomers into the existing lists they enter, and in one transaction writes the new and
 changed lists, moves the public site's ``neighbours`` counter once and marks the batch
-placed.
+placed; the lists' thresholds the exact index holds follow that write
+(``neighbour_thresholds``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from rk.server.services.neighbour_lists import (
     place_transaction,
     write_lists,
 )
+from rk.server.services.neighbour_thresholds import HELD, read_stamp
 from rk.server.services.neighbours import BLOCK_ROWS, merge_list
 from rk.server.vectors.exact import ExactIndex
 
@@ -104,6 +106,8 @@ class NeighboursJob:
         async with place_transaction():
             await write_lists(self.model, lists, current)
             placed = await mark_placed(self.model, batch.rows)
+            stamp = await read_stamp()
+        HELD.written(self.model, self.k, lists, stamp)
         log.info(
             "neighbours: placed %d %s vectors (%d lists written)", placed, batch.kind, len(lists)
         )
