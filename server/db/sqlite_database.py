@@ -11,7 +11,9 @@ holds it for its whole length; single statements and ``write(fn)`` calls made ou
 are group-committed: those that arrive while the writer is busy go together into the next
 ``BEGIN IMMEDIATE`` … ``COMMIT``, each in its own savepoint, so one that raises rolls back
 only itself and every caller gets its answer once its write is committed. Reads outside a
-transaction go to read-only connections and see committed data only.
+transaction go to read-only connections and see committed data only. Committed frames
+reach the database file through a background checkpointer (``sqlite_checkpoints``), not
+inside the writer's ``COMMIT``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any, ClassVar, TypeVar
 from rk.core.errors import ConfigError
 from rk.server.db.database import Row, TaskTransactions
 from rk.server.db.dsn import sqlite_path
+from rk.server.db.sqlite_checkpoints import BACKSTOP_PAGES, Checkpointer
 
 T = TypeVar("T")
 WriteFn = Callable[[sqlite3.Connection], Any]
@@ -78,6 +81,7 @@ def connect_file(path: Path, *, read_only: bool) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
     return conn
 
 
@@ -152,6 +156,7 @@ class SqliteDatabase(TaskTransactions[SqliteConnection]):
         self._pending: list[tuple[WriteFn, asyncio.Future[Any]]] = []
         self._batcher: asyncio.Task[None] | None = None
         self._savepoints = count(1)
+        self.checkpoints = Checkpointer(self.path, BUSY_TIMEOUT_S)
 
     @classmethod
     async def open(cls, dsn: str, readers: int) -> SqliteDatabase:
@@ -212,6 +217,7 @@ class SqliteDatabase(TaskTransactions[SqliteConnection]):
                     except BaseException:
                         await asyncio.shield(self.on_writer(_rollback))
                         raise
+                    self.checkpoints.committed()
 
     @asynccontextmanager
     async def _savepoint(self) -> AsyncIterator[None]:
@@ -283,6 +289,8 @@ class SqliteDatabase(TaskTransactions[SqliteConnection]):
                         raise
                     except BaseException as exc:  # BEGIN/COMMIT failed: nothing was kept
                         outcomes = [(False, exc)] * len(batch)
+                    else:
+                        self.checkpoints.committed()
                 for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
                     if done.done():
                         continue
@@ -326,6 +334,7 @@ class SqliteDatabase(TaskTransactions[SqliteConnection]):
             return
         if self._batcher is not None:
             await asyncio.wait([self._batcher])
+        await self.checkpoints.close()
         writer_pool, self._writer_pool = self._writer_pool, None
 
         def shut_writer() -> None:
