@@ -6,7 +6,11 @@ because an httpx loop measures httpx). Every request carries a 40-look ShowInges
 signed; the bare endpoint returns 202 without reading anything, so the ratio is what
 signature checking, strict decoding, brand lookup and the job INSERT cost. A second bare
 endpoint reads and decodes the body into a ShowIngest (Litestar's own ``data:``) before
-its 202: the gap from that row to rk is the signature check, the brand and the INSERT.
+its 202. A third does, on a raw ASGI route, what every signed ingest must before any
+write, with rk's own functions: one body read, the signature check, the strict decode
+(with every URL check); it has no database and none of rk's middleware (request id, log
+line, latency metric), so rk ÷ bare cannot beat its ratio: the gap from it to rk is the
+replay record, the brand, the INSERT and that middleware.
 
     .venv/bin/python -m bench.ingest_api [--seconds 5] [--repeat 3] [--clients 2]
                                          [--connections 16] [--database DSN]
@@ -32,10 +36,12 @@ import time
 from pathlib import Path
 
 import msgspec
-from litestar import Litestar, post
+from litestar import Litestar, asgi, post
+from litestar.types import HTTPResponseStartEvent, Receive, Scope, Send
 
-from rk.core.signing import signed_headers
+from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signed_headers, verify
 from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from rk.server.routes.ingest import read_body
 from tests.support.net import free_port, wait_for_port
 
 SECRET = "bench-secret"
@@ -84,11 +90,44 @@ def bare_app(decode: bool) -> Litestar:
     return Litestar([accept_decoded if decode else accept])
 
 
-def bare_server(port: int, decode: bool) -> None:
-    """``bare_app`` under uvicorn on ``port``."""
+def checked_app() -> Litestar:
+    """A raw route that reads the body once, checks its signature and strictly decodes it
+    (rk's ``read_body``, ``verify`` and wire type), then answers 202: no database."""
+    decoder = msgspec.json.Decoder(ShowIngest)
+    names = {n.lower(): n for n in (TIMESTAMP_HEADER, SIGNATURE_HEADER, NONCE_HEADER)}
+
+    @asgi(PATH, copy_scope=False)
+    async def accept_checked(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        body = await read_body(receive, headers.get("content-length"), 16 << 20)
+        signed = {names[k]: v for k, v in headers.items() if k in names}
+        verify(
+            SECRET,
+            "POST",
+            PATH,
+            signed.get(TIMESTAMP_HEADER),
+            signed.get(SIGNATURE_HEADER),
+            body,
+            nonce=signed.get(NONCE_HEADER),
+        )
+        answer = msgspec.json.encode({"job_id": len(decoder.decode(body).looks)})
+        length = (b"content-length", str(len(answer)).encode())
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": 202,
+            "headers": [(b"content-type", b"application/json"), length],
+        }
+        await send(start)
+        await send({"type": "http.response.body", "body": answer, "more_body": False})
+
+    return Litestar([accept_checked])
+
+
+def bare_server(port: int, kind: str) -> None:
+    """A baseline app (``bare``, ``decoding`` or ``checked``) under uvicorn on ``port``."""
     import uvicorn
 
-    app = bare_app(decode)
+    app = checked_app() if kind == "checked" else bare_app(kind == "decoding")
     uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
 
 
@@ -180,10 +219,13 @@ def main() -> None:
     parser.add_argument("--database", default="", help="PostgreSQL DSN (default: SQLite)")
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--decoding-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--checked-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.bare_server or args.decoding_server:
-        bare_server(args.bare_server or args.decoding_server, decode=bool(args.decoding_server))
-        return
+    for kind in ("bare", "decoding", "checked"):
+        port = getattr(args, f"{kind}_server")
+        if port:
+            bare_server(port, kind)
+            return
 
     with tempfile.TemporaryDirectory(prefix="rk-bench-api-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RK_")}
@@ -199,7 +241,7 @@ def main() -> None:
         )
         brand_uid = re.search(r"uid=(\S+)", added.stdout + added.stderr).group(1)  # type: ignore[union-attr]
         body = payload(brand_uid)
-        rk_port, bare_port, decoding_port = free_port(), free_port(), free_port()
+        rk_port, bare_port, decoding_port, checked_port = (free_port() for _ in range(4))
         servers = [
             subprocess.Popen(
                 [RK, "serve-backend", "--port", str(rk_port), "--workers", "0", "--data-dir", tmp],
@@ -217,15 +259,17 @@ def main() -> None:
                 for flag, port in (
                     ("--bare-server", bare_port),
                     ("--decoding-server", decoding_port),
+                    ("--checked-server", checked_port),
                 )
             ),
         ]
         try:
-            for port in (rk_port, bare_port, decoding_port):
+            for port in (rk_port, bare_port, decoding_port, checked_port):
                 wait_for_port(port)
             targets = (
                 ("bare Litestar 202", bare_port),
                 ("Litestar 202 + decode body", decoding_port),
+                ("202 + rk's checks, no DB", checked_port),
                 ("rk ingest (signed)", rk_port),
             )
             best: dict[str, tuple[str, float, int, float, float]] = {}
@@ -254,8 +298,9 @@ def main() -> None:
     print(f"{'target':<28}{'req/s':>10}{'non-202':>10}{'p50 ms':>10}{'p99 ms':>10}")
     for name, rate, errors, p50, p99 in rows:
         print(f"{name:<28}{rate:>10.0f}{errors:>10}{p50 * 1000:>10.2f}{p99 * 1000:>10.2f}")
-    print(f"ratio rk / bare: {rows[2][1] / rows[0][1]:.2f}")
-    print(f"ratio rk / Litestar + decode: {rows[2][1] / rows[1][1]:.2f}")
+    print(f"ratio rk / bare: {rows[3][1] / rows[0][1]:.2f}")
+    print(f"ratio rk / Litestar + decode: {rows[3][1] / rows[1][1]:.2f}")
+    print(f"ceiling, rk's checks without a database / bare: {rows[2][1] / rows[0][1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,10 @@ each image's ``w_360`` rendition named (``ImageRef.thumb_url``, as the Vogue sou
 ``sm``): the thumbnail is made from that small GET instead of the original, and its PSNR
 against the original-made thumbnail is printed. Each path also shows the CPU seconds it took
 in all three processes (this one, the backend, the image server): on shared cores the wall
-ratio cannot beat the CPU ratio for long.
+ratio cannot beat the CPU ratio for long. The draft decode of each original, timed alone,
+gives a ceiling for the path with thumbnails: the plain loop's CPU over the no-thumbnail
+protocol's plus those decodes, as if resizing, encoding and uploading the thumbnail were
+free.
 
 Part 2, memory: peak RSS (``VmHWM``) of ``rk spider serve -w 4 -m 5`` crawling every
 designer of the local Vogue-like site (runway-sized photos), against the same process
@@ -37,6 +40,7 @@ from pathlib import Path
 import httpx
 
 from bench.thumb_quality import (
+    draft_decode,
     full_decode,
     jpeg_of,
     previous,
@@ -278,7 +282,12 @@ async def one_round(
     smalls = [f"{base_url}/{rendition_name(name)}" for name in sets["r"]]
     stats = await direct(backend.endpoint, urls, c, timers["rendition"], smalls)
     assert stats.thumbs_from_rendition == len(urls), stats
-    for key, make in (("thumb", make_thumbnail), ("thumb_before", previous_thumbnail)):
+    makers = (
+        ("thumb", make_thumbnail),
+        ("thumb_before", previous_thumbnail),
+        ("decode", draft_decode),
+    )
+    for key, make in makers:
         timers[key].start()
         for data in sets["a"].values():
             make(data, 256)
@@ -294,6 +303,7 @@ LABELS = {
     "recrawl": ("rk re-crawl: upload-urls says exists", "a"),
     "thumb": ("thumbnail decode+encode alone, 1 thread", "a"),
     "thumb_before": ("  the previous recipe (Lanczos, optimize)", "a"),
+    "decode": ("  its draft decode alone (the least)", "a"),
 }
 
 
@@ -349,6 +359,12 @@ async def run(args: argparse.Namespace) -> None:
     )
     for row in rows:
         print(row.line(rows[0]))
+    base, protocol_row, decode_row = rows[0], rows[1], rows[-1]
+    ceiling = base.cpu / (protocol_row.cpu + decode_row.cpu)
+    print(
+        f"ceiling of rk ÷ plain with thumbnails from the originals, by CPU: plain ÷ (no-thumb "
+        f"protocol + draft decodes alone, nothing else) = {ceiling:.2f}"
+    )
     images = list(sets["a"].values())
     for name, reference in (("the previous recipe's", previous), ("a full decode", full_decode)):
         mean, worst = psnr(images, reference)

@@ -34,6 +34,16 @@ def previous_thumbnail(data: bytes, side: int) -> bytes:
     return out.getvalue()
 
 
+def draft_decode(data: bytes, side: int = SIDE) -> None:
+    """Only the decode a thumbnail of this JPEG needs (draft to the least DCT scale that
+    still covers ``side``), nothing after it: the least CPU any thumbnail of it can cost,
+    since every coefficient is entropy-decoded whatever the scale."""
+    with Image.open(io.BytesIO(data)) as img:
+        scale = side / min(img.size)
+        img.draft("RGB", (math.ceil(img.width * scale), math.ceil(img.height * scale)))
+        img.load()
+
+
 def full_decode(data: bytes, side: int = SIDE) -> Image.Image:
     """The reference a shrunk decode approximates: the full image, Lanczos, not re-encoded."""
     with Image.open(io.BytesIO(data)) as img:
