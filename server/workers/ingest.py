@@ -74,19 +74,30 @@ class IngestWorkers:
         """Wait for a new job (``JobQueue.enqueued``), the poll interval, or stop.
 
         ``wakeups`` is the queue's count before the claim that found nothing: a job
-        announced since then is claimed at once.
+        announced since then is claimed at once, also one announced while this wait is
+        being set up (a NOTIFY read with the claim's answer runs just after it).
         """
-        if 0 <= wakeups < self.queue.wakeups:
+        seen = self.queue.wakeups if wakeups < 0 else wakeups
+        if seen < self.queue.wakeups:
             return
         waits = [
             asyncio.create_task(self._stopping.wait()),
-            asyncio.create_task(self.queue.enqueued.wait()),
+            asyncio.create_task(self._announced(seen)),
         ]
         try:
             await asyncio.wait(waits, timeout=self.poll_interval_s, return_when=FIRST_COMPLETED)
         finally:
             for wait in waits:
                 wait.cancel()
+
+    async def _announced(self, seen: int) -> None:
+        """Return once the queue has announced a job after its ``seen``-th announcement.
+
+        The count is checked where the wait on the pulse begins, in one step: a pulse
+        between the caller's check and this task's start is not lost.
+        """
+        while self.queue.wakeups <= seen:
+            await self.queue.enqueued.wait()
 
     async def _loop(self, n: int) -> None:
         while not self._stopping.is_set():

@@ -61,3 +61,15 @@ async def test_an_idle_worker_wakes_on_a_new_job(
         await workers.stop()
         if producer is not queue:
             await producer.close()
+
+
+async def test_a_job_announced_as_a_worker_goes_idle_wakes_it(queue: JobQueue) -> None:
+    """asyncpg runs a NOTIFY's callback with ``call_soon``, so one read with the answer of a
+    claim that found nothing runs after the worker's check of the count and before its wait
+    starts: the worker must still wake, not sleep out its poll."""
+    workers = IngestWorkers(queue, {}, get_plugin_manager(), count=1, poll_interval_s=HOUR_S)
+    seen = queue.wakeups  # as the worker read it before its claim
+    idle = asyncio.ensure_future(workers._idle(seen))  # checks the count first
+    asyncio.get_running_loop().call_soon(queue._pulse)  # then the announcement's callback
+    await asyncio.wait_for(idle, timeout=10)
+    assert queue.wakeups == seen + 1
