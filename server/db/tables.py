@@ -158,7 +158,7 @@ class IngestJob(Table, tablename="ingest_jobs"):
     last_error = Text(default="")
     outcome = Varchar(length=24, default="")
     note = Text(default="")
-    brand_id = BigInt(default=0, index=True)
+    brand_id = BigInt(default=0)  # indexed with id (0015; 0045 dropped the lone index)
     locked_at = BigInt(default=0)
     next_attempt_at = BigInt(default=0)
     created_at = BigInt(default=0)
