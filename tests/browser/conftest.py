@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.integration.spider.procs import Backend
+from tests.support.skips import skip_or_fail
 
 T = TypeVar("T")
 
@@ -56,10 +57,7 @@ def run_async(make: Callable[[], Awaitable[T]]) -> T:
 def browser() -> Iterator[Browser]:
     """One headless Chromium per test module (see the module docstring for why not more)."""
     if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} not installed (apt-get install chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)  # Chromium not installed and not under CI=true
+        skip_or_fail(f"{CHROMIUM} not installed (apt-get install chromium)")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield launched

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
+from tests.support.skips import skip_or_fail
 
 LIBS = (
     Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"),
@@ -21,10 +20,7 @@ def faketime_env(skew_s: int) -> dict[str, str]:
     """
     lib = next((p for p in LIBS if p.exists()), None)
     if lib is None:
-        reason = "libfaketime not installed: apt-get install faketime"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        skip_or_fail("libfaketime not installed: apt-get install faketime")
     return {
         "LD_PRELOAD": str(lib),
         "FAKETIME": f"{skew_s:+d}s",

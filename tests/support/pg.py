@@ -10,7 +10,8 @@ from contextlib import asynccontextmanager, contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
-import pytest
+
+from tests.support.skips import skip_or_fail
 
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -39,10 +40,7 @@ def require_postgres() -> str:
     try:
         asyncio.run(_run(dsn, "SELECT 1"))
     except Exception as exc:
-        reason = f"PostgreSQL not reachable at {dsn}: {type(exc).__name__}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)  # PostgreSQL not reachable and not under CI=true
+        skip_or_fail(f"PostgreSQL not reachable at {dsn}: {type(exc).__name__}")
     return dsn
 
 

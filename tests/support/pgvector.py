@@ -4,7 +4,6 @@ dependency): Debian's PostgreSQL 15 on these machines has no pgvector package.""
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -13,14 +12,8 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
-import pytest
 
-
-def skip_or_fail(reason: str) -> None:
-    """Skip where the test cannot run here; under CI=true (which sets everything up) fail."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)  # pgserver cannot start here and not under CI=true
+from tests.support.skips import skip_or_fail
 
 
 @contextmanager

@@ -29,7 +29,8 @@ from rk.server.vectors.db import rows
 from rk.server.vectors.pg_spaces import spaces
 from rk.server.vectors.pgvector import PgvectorIndex
 from tests.integration.vectors.helpers import MODEL, brute, bulk, clustered
-from tests.support.pgvector import fresh_pgvector_database, pgvector_server, skip_or_fail
+from tests.support.pgvector import fresh_pgvector_database, pgvector_server
+from tests.support.skips import skip_or_fail
 
 SHM_MB = 4
 SETTINGS = {
