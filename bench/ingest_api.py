@@ -94,21 +94,19 @@ def checked_app() -> Litestar:
     """A raw route that reads the body once, checks its signature and strictly decodes it
     (rk's ``read_body``, ``verify`` and wire type), then answers 202: no database."""
     decoder = msgspec.json.Decoder(ShowIngest)
-    names = {n.lower(): n for n in (TIMESTAMP_HEADER, SIGNATURE_HEADER, NONCE_HEADER)}
 
     @asgi(PATH, copy_scope=False)
     async def accept_checked(scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         body = await read_body(receive, headers.get("content-length"), 16 << 20)
-        signed = {names[k]: v for k, v in headers.items() if k in names}
         verify(
             SECRET,
             "POST",
             PATH,
-            signed.get(TIMESTAMP_HEADER),
-            signed.get(SIGNATURE_HEADER),
+            headers.get(TIMESTAMP_HEADER.lower()),
+            headers.get(SIGNATURE_HEADER.lower()),
             body,
-            nonce=signed.get(NONCE_HEADER),
+            nonce=headers.get(NONCE_HEADER.lower()),
         )
         answer = msgspec.json.encode({"job_id": len(decoder.decode(body).looks)})
         length = (b"content-length", str(len(answer)).encode())
@@ -298,9 +296,10 @@ def main() -> None:
     print(f"{'target':<28}{'req/s':>10}{'non-202':>10}{'p50 ms':>10}{'p99 ms':>10}")
     for name, rate, errors, p50, p99 in rows:
         print(f"{name:<28}{rate:>10.0f}{errors:>10}{p50 * 1000:>10.2f}{p99 * 1000:>10.2f}")
-    print(f"ratio rk / bare: {rows[3][1] / rows[0][1]:.2f}")
-    print(f"ratio rk / Litestar + decode: {rows[3][1] / rows[1][1]:.2f}")
-    print(f"ceiling, rk's checks without a database / bare: {rows[2][1] / rows[0][1]:.2f}")
+    bare, decoding, checked, rk = (rate for _, rate, _, _, _ in rows)
+    print(f"ratio rk / bare: {rk / bare:.2f}")
+    print(f"ratio rk / Litestar + decode: {rk / decoding:.2f}")
+    print(f"ceiling, rk's checks without a database / bare: {checked / bare:.2f}")
 
 
 if __name__ == "__main__":

@@ -359,8 +359,8 @@ async def run(args: argparse.Namespace) -> None:
     )
     for row in rows:
         print(row.line(rows[0]))
-    base, protocol_row, decode_row = rows[0], rows[1], rows[-1]
-    ceiling = base.cpu / (protocol_row.cpu + decode_row.cpu)
+    by_key = dict(zip(LABELS, rows, strict=True))
+    ceiling = by_key["plain"].cpu / (by_key["protocol"].cpu + by_key["decode"].cpu)
     print(
         f"ceiling of rk ÷ plain with thumbnails from the originals, by CPU: plain ÷ (no-thumb "
         f"protocol + draft decodes alone, nothing else) = {ceiling:.2f}"

@@ -33,14 +33,13 @@ def reads_pending(node: dict[str, Any]) -> bool:
     return "'pending'" in node.get("Index Cond", "")
 
 
-def scans(node: dict[str, Any]) -> list[tuple[str, str]]:
+def scans(plan: dict[str, Any]) -> list[tuple[str, str]]:
     """(node type, relation) of every scan in a JSON plan."""
-    found = (
-        [(node["Node Type"], node.get("Relation Name", ""))] if "Scan" in node["Node Type"] else []
-    )
-    for child in node.get("Plans", []):
-        found += scans(child)
-    return found
+    return [
+        (node["Node Type"], node.get("Relation Name", ""))
+        for node in nodes(plan)
+        if "Scan" in node["Node Type"]
+    ]
 
 
 @pytest.mark.parametrize("analyzed", ["empty", "drained"])
