@@ -143,6 +143,21 @@ class AdminSettings(Section):
     page_size: int = 50
 
 
+class SearchSettings(Section):
+    """Bounds on search by photo, which anyone may call: decoded size, concurrency, rate.
+
+    ``photo_max_pixels`` caps a picture without a reduced decode (PNG, WebP, GIF…), read from
+    its header before any pixel is decoded; a JPEG is decoded at a reduced scale and only its
+    reduced size counts. ``photo_concurrency`` uploads are read and decoded at once per
+    backend process, others get 503 with ``Retry-After``; each client address may send
+    ``photo_uploads_per_minute`` (0: no limit), then gets 429 with ``Retry-After``.
+    """
+
+    photo_max_pixels: Annotated[int, Meta(ge=1)] = 8_000_000
+    photo_concurrency: Annotated[int, Meta(ge=1)] = 2
+    photo_uploads_per_minute: Annotated[int, Meta(ge=0)] = 20
+
+
 class LogSettings(Section):
     """Log output: ``text`` for people, ``json`` (one object per line) for machines."""
 
@@ -167,6 +182,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     queues: QueueSettings = msgspec.field(default_factory=QueueSettings)
     log: LogSettings = msgspec.field(default_factory=LogSettings)
     admin: AdminSettings = msgspec.field(default_factory=AdminSettings)
+    search: SearchSettings = msgspec.field(default_factory=SearchSettings)
     sources: dict[str, dict[str, Any]] = {}
 
     @property

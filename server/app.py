@@ -41,6 +41,7 @@ from rk.server.services.ingest import IngestService
 from rk.server.services.intake import ShowIntake, source_kinds
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.services.photo_gate import PhotoGate
 from rk.server.services.replay_guard import ReplayGuard
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
@@ -152,6 +153,9 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "http_metrics": HttpMetrics(),
             "replay_guard": ReplayGuard(),
             "outages": OutageLog(),
+            "photo_gate": PhotoGate(
+                settings.search.photo_concurrency, settings.search.photo_uploads_per_minute
+            ),
         }
     )
     remember_secret(state.secrets.ingest)

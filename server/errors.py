@@ -27,9 +27,10 @@ MAX_MESSAGE = 300
 
 
 class ApiError(RkError):
-    """An error a handler raises on purpose, with the HTTP status to answer with."""
+    """An error a handler raises on purpose, with the HTTP status (and headers) to answer with."""
 
     status_code = 422
+    headers: dict[str, str] | None = None
 
 
 class NotFound(ApiError):
@@ -117,7 +118,7 @@ def _invalid_key(_: Request, exc: InvalidKey) -> Response:
 
 
 def _api(request: Request, exc: ApiError) -> Response:
-    return answer(request, exc.status_code, str(exc))
+    return answer(request, exc.status_code, str(exc), exc.headers)
 
 
 def _unexpected(request: Request, exc: Exception) -> Response:
