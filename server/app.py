@@ -28,7 +28,7 @@ from rk.server.db.migrate import migrate_database
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
 from rk.server.openapi_doc import complete_openapi
-from rk.server.outage import OutageLog
+from rk.server.outage import OutageLog, pool_retries_folded
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue
 from rk.server.request_context import HttpMetrics, request_context
@@ -94,6 +94,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     pm: pluggy.PluginManager = state.pm
     dsn = settings.database_url
     async with AsyncExitStack() as stack:
+        stack.enter_context(pool_retries_folded(state.outages))
         pool_size = settings.server.db_pool_size or default_pool_size(settings.server.workers)
         db = await connect(dsn, pool_size=pool_size, readers=settings.server.db_readers)
         stack.push_async_callback(close, db)
