@@ -31,7 +31,9 @@ class Section(Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class ServerSettings(Section):
-    """The backend HTTP server."""
+    """The backend HTTP server. Slow clients are bounded: a request head must arrive within
+    ``header_timeout_s`` of the connection opening (or of the previous answer), its body
+    within ``body_timeout_s`` of the head; at most ``max_connections`` at once (more get 503)."""
 
     host: str = "127.0.0.1"
     port: int = 8092
@@ -42,6 +44,10 @@ class ServerSettings(Section):
     shutdown_grace_s: float = 20.0
     db_pool_size: int = 0
     db_readers: int = 0
+    header_timeout_s: Annotated[float, Meta(gt=0)] = 10.0
+    body_timeout_s: Annotated[float, Meta(gt=0)] = 60.0
+    keep_alive_s: Annotated[int, Meta(ge=1)] = 5
+    max_connections: Annotated[int, Meta(ge=1)] = 1000
 
 
 class IngestSettings(Section):

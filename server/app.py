@@ -43,6 +43,7 @@ from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
 from rk.server.services.photo_gate import PhotoGate
 from rk.server.services.replay_guard import ReplayGuard
+from rk.server.slow_clients import body_deadline
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
@@ -165,7 +166,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         route_handlers=all_routes(settings, state.secrets.media),
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
-        middleware=[request_context],
+        middleware=[request_context, body_deadline],
         lifespan=[lifespan, embedding_lifespan],
         state=state,
         template_config=template_config(),
