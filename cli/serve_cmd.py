@@ -97,6 +97,7 @@ def serve_backend(
     from rk.core.plugins import get_plugin_manager
     from rk.server.app import create_app
     from rk.server.secrets import resolve_secrets
+    from rk.server.slow_clients import timed_protocol
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
     settings = _with_overrides(settings_from(config, data_dir), host, port, workers)
@@ -117,6 +118,9 @@ def serve_backend(
             log_config=None,
             lifespan="on",
             timeout_graceful_shutdown=30,
+            http=timed_protocol(settings.server.header_timeout_s),
+            timeout_keep_alive=settings.server.keep_alive_s,
+            limit_concurrency=settings.server.max_connections,
         )
     )
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -31,7 +31,9 @@ class Section(Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class ServerSettings(Section):
-    """The backend HTTP server."""
+    """The backend HTTP server. Slow clients are bounded: a request head must arrive within
+    ``header_timeout_s`` of the connection opening (or of the previous answer), its body
+    within ``body_timeout_s`` of the head; at most ``max_connections`` at once (more get 503)."""
 
     host: str = "127.0.0.1"
     port: int = 8092
@@ -42,6 +44,10 @@ class ServerSettings(Section):
     shutdown_grace_s: float = 20.0
     db_pool_size: int = 0
     db_readers: int = 0
+    header_timeout_s: Annotated[float, Meta(gt=0)] = 10.0
+    body_timeout_s: Annotated[float, Meta(gt=0)] = 60.0
+    keep_alive_s: Annotated[int, Meta(ge=1)] = 5
+    max_connections: Annotated[int, Meta(ge=1)] = 1000
 
 
 class IngestSettings(Section):
@@ -143,6 +149,21 @@ class AdminSettings(Section):
     page_size: int = 50
 
 
+class SearchSettings(Section):
+    """Bounds on search by photo, which anyone may call: decoded size, concurrency, rate.
+
+    ``photo_max_pixels`` caps a picture without a reduced decode (PNG, WebP, GIF…), read from
+    its header before any pixel is decoded; a JPEG is decoded at a reduced scale and only its
+    reduced size counts. ``photo_concurrency`` uploads are read and decoded at once per
+    backend process, others get 503 with ``Retry-After``; each client address may send
+    ``photo_uploads_per_minute`` (0: no limit), then gets 429 with ``Retry-After``.
+    """
+
+    photo_max_pixels: Annotated[int, Meta(ge=1)] = 8_000_000
+    photo_concurrency: Annotated[int, Meta(ge=1)] = 2
+    photo_uploads_per_minute: Annotated[int, Meta(ge=0)] = 20
+
+
 class LogSettings(Section):
     """Log output: ``text`` for people, ``json`` (one object per line) for machines."""
 
@@ -167,6 +188,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     queues: QueueSettings = msgspec.field(default_factory=QueueSettings)
     log: LogSettings = msgspec.field(default_factory=LogSettings)
     admin: AdminSettings = msgspec.field(default_factory=AdminSettings)
+    search: SearchSettings = msgspec.field(default_factory=SearchSettings)
     sources: dict[str, dict[str, Any]] = {}
 
     @property

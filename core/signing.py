@@ -25,6 +25,8 @@ DEFAULT_SKEW_S = 300
 _DIGITS = re.compile(r"[1-9][0-9]{0,11}")
 """One spelling per instant: no sign, space, underscore or leading zero can vary a signature."""
 _NONCE = re.compile(r"[A-Za-z0-9_-]{8,64}")
+_HEX = re.compile(r"[0-9a-f]{64}")
+MISMATCH = "signature does not match (is the ingest secret the same on both?)"
 
 
 @functools.lru_cache(maxsize=8)
@@ -68,6 +70,33 @@ def signed_headers(
     return headers
 
 
+def check_headers(
+    timestamp: str | None,
+    sig: str | None,
+    *,
+    nonce: str | None = None,
+    now: int | None = None,
+    skew_s: int = DEFAULT_SKEW_S,
+) -> int:
+    """The request's timestamp; SignatureError unless the signature headers are there, well
+    formed and fresh. Needs no body, so a server can refuse before reading one."""
+    if not timestamp or not sig:
+        raise SignatureError(f"missing {TIMESTAMP_HEADER} or {SIGNATURE_HEADER} header")
+    if not _DIGITS.fullmatch(timestamp):
+        raise SignatureError(f"{TIMESTAMP_HEADER} is not unix seconds (plain decimal digits)")
+    if nonce is not None and not _NONCE.fullmatch(nonce):
+        raise SignatureError(f"{NONCE_HEADER} must be 8-64 characters of A-Z a-z 0-9 _ -")
+    ts = int(timestamp)
+    current = int(time.time()) if now is None else now
+    if abs(current - ts) > skew_s:
+        raise SignatureError(
+            f"timestamp is {current - ts:+d} s off the server clock (allowed ±{skew_s} s)"
+        )
+    if not _HEX.fullmatch(sig.strip().lower()):
+        raise SignatureError(MISMATCH)
+    return ts
+
+
 def verify(
     secret: str | bytes,
     method: str,
@@ -81,19 +110,8 @@ def verify(
     skew_s: int = DEFAULT_SKEW_S,
 ) -> int:
     """The request's timestamp; SignatureError with a one-line reason unless signed correctly."""
-    if not timestamp or not sig:
-        raise SignatureError(f"missing {TIMESTAMP_HEADER} or {SIGNATURE_HEADER} header")
-    if not _DIGITS.fullmatch(timestamp):
-        raise SignatureError(f"{TIMESTAMP_HEADER} is not unix seconds (plain decimal digits)")
-    if nonce is not None and not _NONCE.fullmatch(nonce):
-        raise SignatureError(f"{NONCE_HEADER} must be 8-64 characters of A-Z a-z 0-9 _ -")
-    ts = int(timestamp)
-    current = int(time.time()) if now is None else now
-    if abs(current - ts) > skew_s:
-        raise SignatureError(
-            f"timestamp is {current - ts:+d} s off the server clock (allowed ±{skew_s} s)"
-        )
+    ts = check_headers(timestamp, sig, nonce=nonce, now=now, skew_s=skew_s)
     expected = signature(secret, method, path, ts, body, nonce or "")
-    if not hmac.compare_digest(expected.encode(), sig.strip().lower().encode()):
-        raise SignatureError("signature does not match (is the ingest secret the same on both?)")
+    if not hmac.compare_digest(expected.encode(), (sig or "").strip().lower().encode()):
+        raise SignatureError(MISMATCH)
     return ts

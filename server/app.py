@@ -28,7 +28,7 @@ from rk.server.db.migrate import migrate_database
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
 from rk.server.openapi_doc import complete_openapi
-from rk.server.outage import OutageLog
+from rk.server.outage import OutageLog, pool_retries_folded
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue
 from rk.server.request_context import HttpMetrics, request_context
@@ -41,7 +41,9 @@ from rk.server.services.ingest import IngestService
 from rk.server.services.intake import ShowIntake, source_kinds
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.services.photo_gate import PhotoGate
 from rk.server.services.replay_guard import ReplayGuard
+from rk.server.slow_clients import body_deadline
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
 from rk.server.workers.ingest import IngestWorkers
@@ -93,6 +95,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     pm: pluggy.PluginManager = state.pm
     dsn = settings.database_url
     async with AsyncExitStack() as stack:
+        stack.enter_context(pool_retries_folded(state.outages))
         pool_size = settings.server.db_pool_size or default_pool_size(settings.server.workers)
         db = await connect(dsn, pool_size=pool_size, readers=settings.server.db_readers)
         stack.push_async_callback(close, db)
@@ -152,6 +155,9 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "http_metrics": HttpMetrics(),
             "replay_guard": ReplayGuard(),
             "outages": OutageLog(),
+            "photo_gate": PhotoGate(
+                settings.search.photo_concurrency, settings.search.photo_uploads_per_minute
+            ),
         }
     )
     remember_secret(state.secrets.ingest)
@@ -160,7 +166,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         route_handlers=all_routes(settings, state.secrets.media),
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
-        middleware=[request_context],
+        middleware=[request_context, body_deadline],
         lifespan=[lifespan, embedding_lifespan],
         state=state,
         template_config=template_config(),

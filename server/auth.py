@@ -1,12 +1,14 @@
 """The HMAC check of ``/admin/internal/*``: every request must be signed with the ingest secret.
 
 The signed path is the raw request path plus ``?query`` (as ``rk.core.signing`` defines
-it). ``hmac_guard`` guards the routes of the internal router: reading the body there
-caches it for the handler and enforces the body size limit (413) before any work is done;
-a bad, missing or stale signature is a 401, and a signature already used (a replay, by
-any backend process) is a 409. ``POST ingest`` is served outside that router by its own
-lean path (``rk.server.routes.ingest``), which calls ``check_signature`` itself and records
-the signature in the same write as its job.
+it). ``hmac_guard`` guards the routes of the internal router: it checks the signature
+headers (present, well formed, fresh) before reading any body, so an unsigned request is
+a 401 without its body being read; reading the body then caches it for the handler and
+enforces the body size limit (413) before any work is done; a bad signature is a 401, and a
+signature already used (a replay, by any backend process) is a 409. ``POST ingest`` is
+served outside that router by its own lean path (``rk.server.routes.ingest``), which calls
+``check_signature_headers`` and ``check_signature`` itself and records the signature in the
+same write as its job.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from litestar.datastructures import State
 from litestar.handlers.base import BaseRouteHandler
 from litestar.types import Scope
 
-from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, check_headers, verify
 from rk.server.errors import ApiError
 
 _SIGNATURE, _TIMESTAMP, _NONCE = (
@@ -55,6 +57,17 @@ def signed_path(scope: Scope) -> str:
     return f"{path}?{query.decode('latin-1')}" if query else path
 
 
+def check_signature_headers(state: State, headers: Mapping[str, str]) -> None:
+    """SignatureError (→ 401) unless the signature headers are present, well formed and
+    fresh: what can be refused before a body is read."""
+    check_headers(
+        headers.get(_TIMESTAMP),
+        headers.get(_SIGNATURE),
+        nonce=headers.get(_NONCE),
+        skew_s=state.settings.security.clock_skew_s,
+    )
+
+
 def check_signature(
     state: State, scope: Scope, headers: Mapping[str, str], body: bytes
 ) -> Signature:
@@ -80,6 +93,7 @@ def check_signature(
 async def hmac_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
     """Raise SignatureError (→ 401) unless the request carries a valid, fresh, unused signature."""
     state = connection.app.state
+    check_signature_headers(state, connection.headers)
     body = await connection.body() if isinstance(connection, Request) else b""
     signed = check_signature(state, connection.scope, connection.headers, body)
     if not await state.replay_guard.first_use(signed.hex, signed.expires_at):

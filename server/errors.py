@@ -19,6 +19,7 @@ from rk.core.errors import InvalidKey, RkError, SignatureError
 from rk.core.redact import public_message
 from rk.core.wire import ErrorBody, decode_error_line
 from rk.server.outage import RETRY_AFTER_S, is_outage
+from rk.server.request_context import CLIENT_CLOSED, client_gone
 from rk.server.web.errors import error_page, wants_html
 
 log = logging.getLogger(__name__)
@@ -27,9 +28,10 @@ MAX_MESSAGE = 300
 
 
 class ApiError(RkError):
-    """An error a handler raises on purpose, with the HTTP status to answer with."""
+    """An error a handler raises on purpose, with the HTTP status (and headers) to answer with."""
 
     status_code = 422
+    headers: dict[str, str] | None = None
 
 
 class NotFound(ApiError):
@@ -91,7 +93,14 @@ def _validation_status(exc: ValidationException) -> int:
     return exc.status_code
 
 
+def _gone() -> Response:
+    """The answer to a client that already left: never read, logged by the middleware as 499."""
+    return error_response(CLIENT_CLOSED, "client closed the request")
+
+
 def _http(request: Request, exc: HTTPException) -> Response:
+    if exc.status_code >= 500 and client_gone(request.scope):
+        return _gone()
     if exc.status_code >= 500:
         log.error("server error %s: %s", exc.status_code, exc.detail)
         return answer(request, exc.status_code, "internal error (see the backend log)")
@@ -117,10 +126,12 @@ def _invalid_key(_: Request, exc: InvalidKey) -> Response:
 
 
 def _api(request: Request, exc: ApiError) -> Response:
-    return answer(request, exc.status_code, str(exc))
+    return answer(request, exc.status_code, str(exc), exc.headers)
 
 
 def _unexpected(request: Request, exc: Exception) -> Response:
+    if client_gone(request.scope):
+        return _gone()
     if is_outage(exc):
         request.app.state.outages.seen(exc)
         retry = {"Retry-After": str(RETRY_AFTER_S)}

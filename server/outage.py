@@ -4,6 +4,8 @@ Connection failures (refused, terminated, not accepting connections, SQLite lock
 unreadable) are not bugs in rk: each request that meets one gets a one-line 503 telling
 the client to retry, and the log gets one line when the outage starts instead of a
 traceback per request. An outage ends when no such error was seen for ``QUIET_S``.
+asyncpg's own retries to restore its pool's floor (a warning with a traceback each time)
+are folded into the same line by ``PoolRetries``.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import asyncpg
 
 from rk.core.redact import public_message
 
 log = logging.getLogger("rk.server.database")
+POOL_LOGGER = "asyncpg.pool"
+POOL_RETRY = "Failed to restore the pool connection floor"
 
 RETRY_AFTER_S = 5
 QUIET_S = 30.0
@@ -56,3 +62,31 @@ class OutageLog:
             reason = public_message(f"{type(exc).__name__}: {exc}".splitlines()[0])
             log.error("database unavailable, answering 503 until it is back: %s", reason)
         self.last_seen = now
+
+
+class PoolRetries(logging.Filter):
+    """Drops asyncpg's "failed to restore the pool connection floor" tracebacks that an
+    outage causes, counting each as an error of that outage instead."""
+
+    def __init__(self, outages: OutageLog) -> None:
+        super().__init__()
+        self.outages = outages
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None or not is_outage(exc) or not str(record.msg).startswith(POOL_RETRY):
+            return True
+        self.outages.seen(exc)
+        return False
+
+
+@contextmanager
+def pool_retries_folded(outages: OutageLog) -> Iterator[None]:
+    """While inside, asyncpg's pool-floor retries during an outage go to ``outages``."""
+    pool_log = logging.getLogger(POOL_LOGGER)
+    folded = PoolRetries(outages)
+    pool_log.addFilter(folded)
+    try:
+        yield
+    finally:
+        pool_log.removeFilter(folded)

@@ -6,6 +6,10 @@ tags the request's log lines with it (``rk.core.logs.log_ids``), sends it back i
 answer, and records the request's duration by route template, method and status in this
 process's ``HttpMetrics``. Failed requests (4xx, 5xx) get an INFO/WARNING line; the rest
 DEBUG, so a busy backend does not log every 202 (the access log halves uvicorn's speed).
+
+A client that goes away before its answer starts (it dropped its body half-way, or hung
+up while waiting) is logged as 499, counted in ``rk_http_client_closed_total`` and kept out
+of the latency histogram: it is not a server fault and its duration says nothing about rk.
 """
 
 from __future__ import annotations
@@ -15,11 +19,11 @@ import os
 import random
 import re
 import time
-from typing import Any
+from typing import Any, cast
 
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from prometheus_client import CollectorRegistry, Gauge, Histogram, ProcessCollector
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
 
 from rk import __version__
 from rk.core.logs import log_ids
@@ -27,6 +31,15 @@ from rk.core.logs import log_ids
 log = logging.getLogger("rk.server.request")
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 LATENCY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+CLIENT_CLOSED = 499
+"""nginx's status for a request whose client closed the connection before the answer."""
+_GONE = "rk.client_gone"
+"""Scope key set once the client disconnected before the answer started."""
+
+
+def client_gone(scope: Scope) -> bool:
+    """Whether this request's client went away before its answer started."""
+    return bool(cast("dict[str, Any]", scope).get(_GONE))
 
 
 class HttpMetrics:
@@ -46,6 +59,12 @@ class HttpMetrics:
             buckets=LATENCY_BUCKETS_S,
             registry=self.registry,
         )
+        self.closed = Counter(
+            "rk_http_client_closed",
+            "Requests whose client went away before the answer (status 499), by route.",
+            ["route", "method", "status"],
+            registry=self.registry,
+        )
         ProcessCollector(registry=self.registry)
         info = Gauge(
             "rk_backend_info", "This backend process.", ["version", "pid"], registry=self.registry
@@ -61,6 +80,10 @@ class HttpMetrics:
         if child is None:
             child = self._children[key] = self.latency.labels(route, method, str(status))
         child.observe(seconds)
+
+    def client_closed(self, route: str, method: str) -> None:
+        """Count a request whose client left (not a latency: it never got an answer)."""
+        self.closed.labels(route, method, str(CLIENT_CLOSED)).inc()
 
 
 def _request_id(scope: Scope) -> str:
@@ -83,23 +106,35 @@ def request_context(app: ASGIApp) -> ASGIApp:
         rid = _request_id(scope)
         status = 500
         started = time.perf_counter()
+        answering = False
+
+        async def watched_receive() -> ReceiveMessage:
+            message = await receive()
+            if message["type"] == "http.disconnect" and not answering:
+                cast("dict[str, Any]", scope)[_GONE] = True
+            return message
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, answering
             if message["type"] == "http.response.start":
+                answering = True
                 status = message["status"]
                 message["headers"] = [*message.get("headers", ()), (b"x-request-id", rid.encode())]
             await send(message)
 
         with log_ids(request_id=rid):
             try:
-                await app(scope, receive, send_with_id)
+                await app(scope, watched_receive, send_with_id)
             finally:
                 elapsed = time.perf_counter() - started
                 route = scope.get("path_template") or "unmatched"
                 method = scope.get("method", "")
                 metrics: HttpMetrics | None = getattr(scope["app"].state, "http_metrics", None)
-                if metrics is not None:
+                if client_gone(scope):
+                    status = CLIENT_CLOSED
+                    if metrics is not None:
+                        metrics.client_closed(route, method)
+                elif metrics is not None:
                     metrics.observe(route, method, status, elapsed)
                 level = logging.WARNING if status >= 500 else logging.INFO
                 if status < 400:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
@@ -10,6 +11,9 @@ import asyncpg
 
 from rk.server.db.database import Row, TaskTransactions
 from rk.server.db.dsn import asyncpg_dsn
+
+LOST = (asyncpg.InterfaceError, asyncpg.PostgresConnectionError, OSError)
+"""What a connection that an outage took raises when it is used."""
 
 
 def changed(status: str) -> int:
@@ -150,9 +154,13 @@ class PgDatabase(TaskTransactions[PgConnection]):
         return True
 
     async def close(self) -> None:
+        """Stop listening and close the pool. A listening connection that an outage took
+        (asyncpg has already released it to the pool) has no listener left to remove."""
         for conn, channel, heard in self._listening:
-            await conn.remove_listener(channel, heard)
-            await self.pool.release(conn)
+            with contextlib.suppress(*LOST):
+                await conn.remove_listener(channel, heard)
+            with contextlib.suppress(*LOST):
+                await self.pool.release(conn)
         self._listening = []
         if self._pool is not None:
             pool, self._pool = self._pool, None

@@ -34,6 +34,7 @@ def send(
     *,
     status_code: int = 200,
     cache_control: str = CACHE_CONTROL,
+    headers: dict[str, str] | None = None,
 ) -> Response[Any]:
     """A rendered answer with caching headers, or an empty 304 when the client holds it.
 
@@ -41,7 +42,7 @@ def send(
     (a page, or a Struct whose schema the OpenAPI document shows).
     """
     etag = rendered.etag
-    headers = {"ETag": etag, "Cache-Control": cache_control}
+    headers = {**(headers or {}), "ETag": etag, "Cache-Control": cache_control}
     if rendered.last_modified:
         headers["Last-Modified"] = rendered.last_modified
     if status_code == 200 and request.method in ("GET", "HEAD") and _matches(request, etag):
@@ -72,7 +73,10 @@ def html(
     *,
     status_code: int = 200,
     cache_control: str = CACHE_CONTROL,
+    headers: dict[str, str] | None = None,
 ) -> Response[bytes]:
     """A template rendered and sent at once (pages that are not cached, e.g. search)."""
     rendered = render_html(request, template, context)
-    return send(request, rendered, status_code=status_code, cache_control=cache_control)
+    return send(
+        request, rendered, status_code=status_code, cache_control=cache_control, headers=headers
+    )

@@ -15,11 +15,13 @@ from litestar.datastructures import State, UploadFile
 from litestar.di import NamedDependency
 
 from rk.core.storage import Storage
+from rk.server.admin.sign_in import client_address
 from rk.server.errors import ApiError
 from rk.server.public.http_cache import NO_STORE, html
 from rk.server.public.params import Like, Query, parse_id
 from rk.server.routes.embeddings import runtime_of
 from rk.server.routes.search import index_of
+from rk.server.services.photo_gate import PhotoGate, Refused
 from rk.server.services.public_looks import ScoredLook
 from rk.server.services.public_search import (
     MAX_QUERY_CHARS,
@@ -59,7 +61,10 @@ def _page(
     }
     status = error.status_code if error else 200
     extra = {"cache_control": cache_control} if cache_control else {}
-    return html(request, "public/search.html", context, status_code=status, **extra)
+    headers = error.headers if error else None
+    return html(
+        request, "public/search.html", context, status_code=status, headers=headers, **extra
+    )
 
 
 class SearchPages(Controller):
@@ -106,10 +111,13 @@ class SearchPages(Controller):
         """Results for an uploaded photo (multipart form field ``image``)."""
         embedder = runtime_of(state).embedder
         index = index_of(state, embedder.model_id) if embedder is not None else None
+        gate: PhotoGate = state.photo_gate
+        max_pixels = state.settings.search.photo_max_pixels
         try:
-            data = await _upload(request)
-            looks = await by_picture(storage, embedder, index, data)
-        except (BadSearch, BadPicture, SearchOff) as exc:
+            with gate.admit(client_address(request)):
+                data = await _upload(request)
+                looks = await by_picture(storage, embedder, index, data, max_pixels)
+        except (BadSearch, BadPicture, SearchOff, Refused) as exc:
             return _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
         return _page(request, state, looks=looks, by="picture", cache_control=NO_STORE)
 

@@ -2,8 +2,9 @@
 
 Spiders post every show here, so the route skips Litestar's per-request machinery (the
 Request object, the guard, kwargs and dependency resolution, the Response): the route's
-own middleware ``lean_ingest`` reads the body once under the size limit (413), checks
-the signature (401), sweeps expired signatures, decodes the body once with a cached
+own middleware ``lean_ingest`` checks the announced length (413) and the signature
+headers (401) before reading anything, reads the body once under the size limit (413),
+checks the signature (401), sweeps expired signatures, decodes the body once with a cached
 strict decoder (400 / 422) and calls the declared handler ``ingest`` itself, then writes
 the 202. It never passes the request on, so the handler runs only through it; the
 handler stays a real Litestar route so that routing, the app's middleware (request id,
@@ -25,7 +26,7 @@ from litestar.params import JSONBody
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from rk.core.wire import IngestAccepted, ShowIngest
-from rk.server.auth import Signature, check_signature
+from rk.server.auth import Signature, check_signature, check_signature_headers
 from rk.server.errors import ApiError, send_error
 from rk.server.services.intake import ShowIntake
 
@@ -44,8 +45,8 @@ class EmptyBody(ApiError):
         super().__init__("'data' (body data)")
 
 
-async def read_body(receive: Receive, announced: str | None, limit: int) -> bytes:
-    """The whole body; 413 as soon as it (or its announced length) is over ``limit``."""
+def check_length(announced: str | None, limit: int) -> None:
+    """413 when the announced ``Content-Length`` is over ``limit`` (400 when not a number)."""
     if announced is not None:
         try:
             length = int(announced)
@@ -53,6 +54,11 @@ async def read_body(receive: Receive, announced: str | None, limit: int) -> byte
             raise ClientException(f"Invalid content-length: {announced!r}") from None
         if length > limit:
             raise RequestEntityTooLarge
+
+
+async def read_body(receive: Receive, announced: str | None, limit: int) -> bytes:
+    """The whole body; 413 as soon as it (or its announced length) is over ``limit``."""
+    check_length(announced, limit)
     chunks: list[bytes] = []
     total = 0
     while True:
@@ -89,9 +95,10 @@ async def accept(scope: Scope, receive: Receive) -> bytes:
     """The 202's body for this request, or the exception its error answer is made from."""
     state = scope["app"].state
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed([*scope["headers"]])}
-    body = await read_body(
-        receive, headers.get("content-length"), state.settings.server.max_body_bytes
-    )
+    limit = state.settings.server.max_body_bytes
+    check_length(headers.get("content-length"), limit)
+    check_signature_headers(state, headers)
+    body = await read_body(receive, headers.get("content-length"), limit)
     signed = check_signature(state, scope, headers, body)
     await state.replay_guard.sweep()
     if not body:

@@ -20,9 +20,11 @@ from rk.core.errors import NoTextTower
 from rk.core.storage import Storage
 from rk.core.vector_indexes import VectorIndex
 from rk.core.wire import MAX_ID
+from rk.server.admin.sign_in import client_address
 from rk.server.errors import ApiError
 from rk.server.routes.embeddings import runtime_of
-from rk.server.services.public_search import check_picture
+from rk.server.services.photo_gate import PhotoGate
+from rk.server.services.public_search import check_picture, photo_vector
 from rk.server.services.search import ImageHit, by_vector, similar
 from rk.server.vectors.model_index import ModelIndex
 
@@ -117,14 +119,15 @@ class SearchController(Controller):
     ) -> SearchResults:
         """Published images closest to the uploaded one: a raw image body, or the form
         field ``image`` of a multipart upload."""
-        data = await _upload(request)
-        check_picture(data)
-        embedder = runtime_of(state).require()
-        result = await asyncio.to_thread(embedder.embed_images, [data])
-        if not result.vectors:
-            raise ApiError("the upload is not an image the model can read (JPEG, PNG, WebP…)")
+        gate: PhotoGate = state.photo_gate
+        max_pixels = state.settings.search.photo_max_pixels
+        with gate.admit(client_address(request)):
+            data = await _upload(request)
+            check_picture(data, max_pixels)
+            embedder = runtime_of(state).require()
+            vector = await asyncio.to_thread(photo_vector, embedder, data, max_pixels)
         index = index_of(state, embedder.model_id)
-        items = await by_vector(result.vectors[0], k, storage, index, kind)
+        items = await by_vector(vector, k, storage, index, kind)
         return SearchResults(model=embedder.model_id, items=items)
 
 

@@ -2,24 +2,28 @@
 or "more like this" from a published image's stored vector. Results are ScoredLooks.
 
 Every query is checked before a model runs: empty or overlong words, an upload that is
-not an image, or one whose pixel count is a decompression bomb are one-line 4xx errors.
+not an image, or one with more pixels than search decodes (``photo_reduce``) are one-line
+4xx errors.
 Which searches work depends on the backend's model: ``ability`` says it in words.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
-import warnings
 
 import numpy as np
 from msgspec import Struct
-from PIL import Image, UnidentifiedImageError
 
 from rk.core.embedders import Embedder
 from rk.core.errors import NoTextTower
 from rk.core.storage import Storage
 from rk.server.errors import ApiError, NotFound
+from rk.server.services.photo_reduce import (
+    BadPicture,
+    PictureTooLarge,
+    check_photo,
+    reduce_photo,
+)
 from rk.server.services.public_looks import ScoredLook, scored_looks
 from rk.server.services.public_sql import LIVE, rows
 from rk.server.services.search import by_vector
@@ -27,8 +31,6 @@ from rk.server.vectors.model_index import ModelIndex
 
 MAX_QUERY_CHARS = 300
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-MAX_PIXELS = 40_000_000
-"""A larger picture is refused before decoding (a 40 MP photo is already a large one)."""
 RESULTS = 48
 
 
@@ -36,18 +38,6 @@ class BadSearch(ApiError):
     """The query itself is unusable."""
 
     status_code = 400
-
-
-class BadPicture(ApiError):
-    """The upload is not a picture rk can read (422), or far too large a one (413)."""
-
-    status_code = 422
-
-
-class PictureTooLarge(BadPicture):
-    """More pixels than any photo needs: a decompression bomb, refused before decoding."""
-
-    status_code = 413
 
 
 class SearchOff(ApiError):
@@ -88,7 +78,7 @@ def clean_query(q: str | None) -> str:
     return query
 
 
-def check_picture(data: bytes) -> None:
+def check_picture(data: bytes, max_pixels: int) -> None:
     """Raise unless ``data`` is a picture of a sane size (read from its header only).
 
     Raises:
@@ -99,17 +89,19 @@ def check_picture(data: bytes) -> None:
         raise BadSearch("the upload is empty: choose a photo (JPEG, PNG or WebP)")
     if len(data) > MAX_UPLOAD_BYTES:
         raise PictureTooLarge(f"the upload is over {MAX_UPLOAD_BYTES // 1024 // 1024} MB")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as img:
-                width, height = img.size
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        raise BadPicture("the upload is not an image rk can read (JPEG, PNG, WebP…)") from None
-    if width * height > MAX_PIXELS:
-        raise PictureTooLarge(
-            f"the picture is {width}×{height} pixels; at most {MAX_PIXELS // 1_000_000} megapixels"
-        )
+    check_photo(data, max_pixels)
+
+
+def photo_vector(embedder: Embedder, data: bytes, max_pixels: int) -> list[float]:
+    """The model's vector of an uploaded photo, decoded no larger than needed (in a thread).
+
+    Raises:
+        BadPicture: not an image. PictureTooLarge: over the pixel caps (from the header).
+    """
+    result = embedder.embed_images([reduce_photo(data, max_pixels)])
+    if not result.vectors:
+        raise BadPicture("the upload is not an image the model can read (JPEG, PNG, WebP…)")
+    return result.vectors[0]
 
 
 async def _looks(
@@ -142,16 +134,15 @@ async def by_picture(
     embedder: Embedder | None,
     index: ModelIndex | None,
     data: bytes,
+    max_pixels: int,
     kind: str | None = None,
 ) -> list[ScoredLook]:
     """Published looks closest to an uploaded picture."""
-    check_picture(data)
+    check_picture(data, max_pixels)
     if embedder is None or index is None:
         raise SearchOff(ability(embedder).note)
-    result = await asyncio.to_thread(embedder.embed_images, [data])
-    if not result.vectors:
-        raise BadPicture("the upload is not an image the model can read (JPEG, PNG, WebP…)")
-    return await _looks(storage, result.vectors[0], index, kind)
+    vector = await asyncio.to_thread(photo_vector, embedder, data, max_pixels)
+    return await _looks(storage, vector, index, kind)
 
 
 async def like_image(

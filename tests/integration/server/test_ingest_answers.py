@@ -289,10 +289,12 @@ async def test_bodies_over_the_limit_are_413_before_the_signature(backend: Backe
     found = {
         "signed": answer(await backend.signed("POST", INGEST, huge)),
         "unsigned": answer(await post(backend, huge, {})),
-        "chunked, no length": answer(await post(backend, chunks(), {})),
+        "chunked, no length": answer(await post(backend, chunks(), _headers())),
     }
     too_large = (413, "Request Entity Too Large")
     assert found == {"signed": too_large, "unsigned": too_large, "chunked, no length": too_large}
+    unsigned = answer(await post(backend, chunks(), {}))
+    assert unsigned == (401, "missing X-RK-Timestamp or X-RK-Signature header")
     assert await job_count() == 0
 
 
