@@ -41,6 +41,7 @@ from rk.server.services.ingest import IngestService
 from rk.server.services.intake import ShowIntake, source_kinds
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.services.media_links import console_storage, public_storage
 from rk.server.services.replay_guard import ReplayGuard
 from rk.server.web.templating import template_config
 from rk.server.workers.embedding_lifespan import embedding_lifespan
@@ -102,6 +103,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         log.info("database: %s (%s; %s)", redact_dsn(dsn), done, db.describe())
         context = StorageContext(backend_url=backend_url(settings), secret=state.secrets.media)
         state.storage = open_storage(settings.storage_url, context, pm)
+        state.public_storage = public_storage(state.storage, backend_url(settings))
+        state.console_storage = console_storage(state.storage)
         log.info("storage: %s", storage_label(settings.storage_url))
         state.queue = JobQueue.on(db, settings.queues, pm, prefetch=settings.server.workers)
         stack.push_async_callback(state.queue.close)

@@ -152,7 +152,9 @@ class ArticlePages(Controller):
             changes = await moderate(pm, [number], action, actor_of(request), expected)
         except StaleArticle as exc:
             state = request.app.state
-            found = await review(state.storage, number, state.settings.admin.duplicate_score)
+            found = await review(
+                state.console_storage, number, state.settings.admin.duplicate_score
+            )
             context = {"article": found, "next_id": found.next_id}
             message = f"Nothing was changed: {exc}. Look again, then decide."
             return form_error(request, "admin/article.html", context, "form", message, 409)

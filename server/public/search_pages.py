@@ -15,6 +15,7 @@ from litestar.datastructures import State, UploadFile
 from litestar.di import NamedDependency
 
 from rk.core.storage import Storage
+from rk.server.deps import public_storage_dependency
 from rk.server.errors import ApiError
 from rk.server.public.http_cache import NO_STORE, html
 from rk.server.public.params import Like, Query, parse_id
@@ -67,6 +68,7 @@ class SearchPages(Controller):
 
     include_in_schema = False
     tags = ("public",)
+    dependencies = public_storage_dependency()
 
     @get("/search", name="public:search")
     async def search(
