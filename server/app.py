@@ -103,7 +103,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         log.info("database: %s (%s; %s)", redact_dsn(dsn), done, db.describe())
         context = StorageContext(backend_url=backend_url(settings), secret=state.secrets.media)
         state.storage = open_storage(settings.storage_url, context, pm)
-        state.public_storage = public_storage(state.storage, backend_url(settings))
+        state.public_storage = public_storage(state.storage, state.backend_url)
         state.console_storage = console_storage(state.storage)
         log.info("storage: %s", storage_label(settings.storage_url))
         state.queue = JobQueue.on(db, settings.queues, pm, prefetch=settings.server.workers)
@@ -149,6 +149,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
     state = State(
         {
             "settings": settings,
+            "backend_url": backend_url(settings),
             "pm": pm or get_plugin_manager(),
             "secrets": resolve_secrets(settings),
             "brand_ids": BrandIds(),

@@ -6,8 +6,11 @@ published-then-rejected articles. Each test runs on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
+from rk.core import hookimpl
 from rk.server.db.tables import Image
 from tests.integration.admin.console import HTML, account, post_form, sign_in
 from tests.integration.public.archive import Archive, add_show
@@ -104,3 +107,48 @@ async def test_the_console_previews_pending_images_to_a_session_only(site: Backe
     listing = await site.client.get("/admin/articles?tab=pending", headers=HTML)
     assert "/admin/media/thumb/" in listing.text
     assert f"{site.url}/media/" not in listing.text
+
+
+class Withdrawals:
+    """Our observer of ``rk_media_withdrawn``: what an operator's CDN purge would get."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, list[str], list[str]]] = []
+
+    @hookimpl
+    def rk_media_withdrawn(self, article_id: int, keys: list[str], urls: list[str]) -> None:
+        self.calls.append((article_id, keys, urls))
+
+
+async def test_taking_a_published_article_down_calls_the_purge_hook(
+    site: Backend, register_plugin: Any
+) -> None:
+    seen = register_plugin(Withdrawals(), "cdn-purge")
+    archive = Archive()
+    shown = await add_show(site.storage, archive, "shown", status="published", looks=2, seed=8)
+    other = await add_show(site.storage, archive, "other", status="published", looks=2, seed=9)
+    shared = await add_show(site.storage, archive, "twin", status="published", looks=1, seed=9)
+    waiting = await add_show(site.storage, archive, "waiting", status="pending", looks=1, seed=10)
+    await account("mo", "moderator")
+    await sign_in(site.client, "mo")
+
+    async def decide(article: int, action: str, expected: str) -> None:
+        page = f"/admin/articles/{article}"
+        answer = await post_form(site.client, page, f"{page}/{action}", {"expected": expected})
+        assert answer.status_code == 303, answer.text[:300]
+
+    await decide(waiting, "reject", "pending")
+    await decide(waiting, "publish", "rejected")
+    assert seen.calls == []  # nothing published was taken down yet
+    await decide(shown, "reject", "published")
+    keys = await keys_of(shown)
+    assert seen.calls == [(shown, keys, [f"{site.url}/media/{key}" for key in keys])]
+    await decide(other, "delete", "published")
+    still_used = set(await keys_of(shared))  # the twin's look is other's look 1
+    gone = [key for key in await keys_of(other) if key not in still_used]
+    assert len(gone) == 2
+    assert seen.calls[1] == (other, gone, [f"{site.url}/media/{key}" for key in gone])
+    for key in gone:
+        assert_withheld(await site.client.get(f"/media/{key}"))
+    for key in still_used:
+        assert (await site.client.get(f"/media/{key}")).status_code == 200
