@@ -23,11 +23,13 @@ IdsArg = Annotated[list[int], typer.Argument(min=1, help="Article ids.")]
 
 def _moderate(settings: Settings, ids: list[int], action: str) -> None:
     from rk.core.plugins import get_plugin_manager
+    from rk.server.app import backend_url
     from rk.server.services.moderation import Actor, moderate, summary
 
     actor = Actor(name=f"{getpass.getuser()} (shell)"[:64], via="cli")
     pm = get_plugin_manager()
-    changes = run_with_db(settings, lambda: moderate(pm, ids, action, actor))
+    base = backend_url(settings)
+    changes = run_with_db(settings, lambda: moderate(pm, ids, action, actor, backend_url=base))
     for change in changes:
         what = f"{change.old} → {change.new}" if change.changed else f"already {change.new}"
         typer.echo(f"article {change.article_id}: {what}")

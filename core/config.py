@@ -68,6 +68,7 @@ class MediaSettings(Section):
     upload_url_ttl_s: int = 900
     gc_grace_s: int = 86400
     gc_interval_s: int = 3600
+    public_max_age_s: int = 300
 
 
 class VisionSettings(Section):

@@ -156,6 +156,26 @@ def rk_article_status_changed(article_id: int, old: str, new: str) -> None:
 
 
 @hookspec
+def rk_media_withdrawn(article_id: int, keys: list[str], urls: list[str]) -> None:
+    """Media of a published article stopped being public: purge them from your CDN.
+
+    When: in the backend (or ``rk articles``), after a published article was rejected or
+    deleted and the change committed. ``keys`` are its media keys (originals and
+    thumbnails) that no other published article still uses, so ``/media`` answers 404 for
+    them from now on; ``urls`` are the public URLs pages handed out for them
+    (``{server.public_url}/media/<key>``), in the same order. Not called when no key was
+    withdrawn (each one is still used by another published article).
+    Returns: None.
+    Results: event: errors are logged and never stop the pipeline.
+    Example::
+
+        @hookimpl
+        def rk_media_withdrawn(article_id, keys, urls):
+            cdn.purge(urls)
+    """
+
+
+@hookspec
 def rk_embeddings_saved(kind: str, image_ids: list[int], model: str) -> None:
     """Vectors were stored for some images.
 

@@ -6,6 +6,11 @@ backend route instead: ``PUT {backend}/media/upload/<key>?size=&sha1=&expires=&s
 secret, so a leaked URL can only ever write those exact bytes under that key, and only
 until it expires. The store signs (``upload_url``) and the route verifies
 (``verify_upload``); both live here so they cannot drift apart.
+
+Reads come in two kinds. ``media_url`` is the public ``GET {backend}/media/<key>``, which
+serves a key only while a published article uses it. ``read_url`` adds ``expires`` and a
+``sig`` (HMAC over the key and expiry, another domain than uploads) for the backend's own
+workers (the embed worker reads pending images): it reads any stored key until it expires.
 """
 
 from __future__ import annotations
@@ -24,11 +29,16 @@ from rk.core.keys import CONTENT_KEY, is_media_key
 UPLOAD_PATH = "/media/upload/"
 MEDIA_PATH = "/media/"
 _DOMAIN = "rk-media-upload-v1"
+_READ_DOMAIN = "rk-media-read-v1"
 _SHA1_HEX = frozenset("0123456789abcdef")
 
 
 class UploadExpired(SignatureError):
     """A correctly signed upload URL whose expiry has passed: ask for a new one."""
+
+
+class ReadExpired(SignatureError):
+    """A correctly signed read URL whose expiry has passed."""
 
 
 class UploadGrant(Struct, frozen=True, kw_only=True):
@@ -87,10 +97,43 @@ def media_url(backend_url: str, key: str) -> str:
     return f"{backend_url.rstrip('/')}{MEDIA_PATH}{key}"
 
 
+def read_signature(secret: str, key: str, expires: int) -> str:
+    """Hex HMAC-SHA256 binding a read of ``key`` to its expiry; ConfigError without a secret."""
+    if not secret:
+        raise ConfigError("server.secret is empty: media read URLs cannot be signed")
+    message = "\n".join([_READ_DOMAIN, key, str(expires)]).encode()
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def read_url(backend_url: str, secret: str, key: str, expires: int) -> str:
+    """The signed ``GET`` URL that reads ``key`` (published or not) until unix time ``expires``."""
+    if not is_media_key(key):
+        raise InvalidKey(f"key {key[:80]!r} is not a media key")
+    query = urlencode({"expires": expires, "sig": read_signature(secret, key, expires)})
+    return f"{media_url(backend_url, key)}?{query}"
+
+
+def verify_read(secret: str, key: str, query: Mapping[str, str], *, now: int | None = None) -> int:
+    """The expiry of a correctly signed, unexpired read URL for ``key``.
+
+    Raises:
+        SignatureError: ``expires`` is missing or the signature does not match.
+        ReadExpired: the URL is authentic but its expiry has passed.
+    """
+    expires = _int_param(query, "expires")
+    expected = read_signature(secret, key, expires)
+    if not hmac.compare_digest(expected.encode(), query.get("sig", "").strip().lower().encode()):
+        raise SignatureError("read URL signature does not match (tampered or another secret)")
+    current = int(time.time()) if now is None else now
+    if current > expires:
+        raise ReadExpired(f"read URL expired {current - expires} s ago; ask for a new one")
+    return expires
+
+
 def _int_param(query: Mapping[str, str], name: str) -> int:
     raw = query.get(name)
     if raw is None or not raw.isdigit() or len(raw) > 16:
-        raise SignatureError(f"upload URL has no valid {name!r} parameter")
+        raise SignatureError(f"URL has no valid {name!r} parameter")
     return int(raw)
 
 

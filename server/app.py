@@ -41,6 +41,7 @@ from rk.server.services.ingest import IngestService
 from rk.server.services.intake import ShowIntake, source_kinds
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanupService
+from rk.server.services.media_links import console_storage, public_storage
 from rk.server.services.photo_gate import PhotoGate
 from rk.server.services.replay_guard import ReplayGuard
 from rk.server.slow_clients import body_deadline
@@ -105,6 +106,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         log.info("database: %s (%s; %s)", redact_dsn(dsn), done, db.describe())
         context = StorageContext(backend_url=backend_url(settings), secret=state.secrets.media)
         state.storage = open_storage(settings.storage_url, context, pm)
+        state.public_storage = public_storage(state.storage, state.backend_url)
+        state.console_storage = console_storage(state.storage)
         log.info("storage: %s", storage_label(settings.storage_url))
         state.queue = JobQueue.on(db, settings.queues, pm, prefetch=settings.server.workers)
         stack.push_async_callback(state.queue.close)
@@ -149,6 +152,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
     state = State(
         {
             "settings": settings,
+            "backend_url": backend_url(settings),
             "pm": pm or get_plugin_manager(),
             "secrets": resolve_secrets(settings),
             "brand_ids": BrandIds(),

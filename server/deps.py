@@ -1,7 +1,9 @@
 """App-level dependencies: what handlers may ask for by name, taken from the app state.
 
 ``settings``, ``pm`` and ``secret`` exist from ``create_app`` on; ``storage``, ``queue`` and
-``intake`` are opened by the lifespan before the first request is served. Each is read
+``intake`` are opened by the lifespan before the first request is served. Public routes and
+the console override ``storage`` with the app's storage as they may link it
+(``services.media_links``). Each is read
 through the request (``request.app.state``): a ``state: State`` parameter would have
 Litestar build a copy of the state for every request (1 % of a signed ingest's CPU).
 """
@@ -32,6 +34,14 @@ def _storage(request: Request[Any, Any, Any]) -> Storage:
     return request.app.state.storage
 
 
+def _public_storage(request: Request[Any, Any, Any]) -> Storage:
+    return request.app.state.public_storage
+
+
+def _console_storage(request: Request[Any, Any, Any]) -> Storage:
+    return request.app.state.console_storage
+
+
 def _queue(request: Request[Any, Any, Any]) -> JobQueue:
     return request.app.state.queue
 
@@ -42,6 +52,16 @@ def _intake(request: Request[Any, Any, Any]) -> ShowIntake:
 
 def _secret(request: Request[Any, Any, Any]) -> str:
     return request.app.state.secrets.media
+
+
+def public_storage_dependency() -> dict[str, Provide]:
+    """``storage`` as public routes get it: ``url_for`` links the checked ``/media`` route."""
+    return {"storage": Provide(_public_storage, sync_to_thread=False)}
+
+
+def console_storage_dependency() -> dict[str, Provide]:
+    """``storage`` as the console gets it: ``url_for`` links ``/admin/media``."""
+    return {"storage": Provide(_console_storage, sync_to_thread=False)}
 
 
 def dependencies() -> dict[str, Provide]:

@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 
 from rk.core.errors import ConfigError, InvalidKey
 from rk.core.keys import CONTENT_KEY, is_media_key, sha1_hex
-from rk.core.media_urls import check_upload_target, media_url, upload_url
+from rk.core.media_urls import check_upload_target, read_url, upload_url
 from rk.core.storage import ObjectInfo, StorageContext
 from rk.core.wire import UploadUrl
 from rk.plugins.s4_storage.s3_url import S3Location, parse_s3_url
@@ -237,12 +237,18 @@ class ObjectStoreStorage:
         return UploadUrl(url=url, headers=headers, expires_at=expires_at)
 
     async def url_for(self, key: str, expires_s: int) -> str:
-        """A GET URL: the backend's ``/media`` route, the public base URL, or a presigned GET."""
+        """A GET URL: the backend's signed ``/media`` read, the public base URL, or a presigned GET.
+
+        The backend's read is signed (``read_url``) because its unsigned ``/media`` serves
+        only keys of published articles, and this URL is for whoever the backend hands it
+        to, such as the embed worker reading pending images.
+        """
         import obstore
 
         self._media_key(key)  # a URL touches no file; whoever serves it checks the root
         if self._s3 is None:
-            return media_url(self.context.backend_url, key)
+            expires = int(time.time()) + expires_s
+            return read_url(self.context.backend_url, self.context.secret, key, expires)
         if self._s3.public_base_url:
             return f"{self._s3.public_base_url}/{key}"
         if self._s3.credentials is None:

@@ -22,6 +22,7 @@ from litestar.types import Receive, Scope, Send
 
 from rk.core.config import Settings
 from rk.server.admin.auth import COOKIE_PATH, SignInRequired, signed_in, to_sign_in
+from rk.server.deps import console_storage_dependency
 from rk.server.errors import answer
 
 CSRF_COOKIE = "rk_csrf"
@@ -68,6 +69,7 @@ def admin_router(settings: Settings, secret: str) -> Router:
     from rk.server.admin.crawl import CrawlPages
     from rk.server.admin.dashboard import DashboardPage
     from rk.server.admin.jobs import JobPages
+    from rk.server.admin.media import ConsoleMedia
     from rk.server.admin.sign_in import SignInController
     from rk.server.admin.users import AuditPage, UserPages
 
@@ -82,8 +84,10 @@ def admin_router(settings: Settings, secret: str) -> Router:
             JobPages,
             UserPages,
             AuditPage,
+            ConsoleMedia,
         ],
         guards=[signed_in],
+        dependencies=console_storage_dependency(),
         middleware=[DefineMiddleware(ConsoleCSRF, config=csrf_config(settings, secret))],
         exception_handlers={SignInRequired: to_sign_in},
         include_in_schema=False,

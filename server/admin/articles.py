@@ -112,7 +112,9 @@ class ArticlePages(Controller):
         if len(chosen) > MAX_BATCH:
             return await again(f"At most {MAX_BATCH} articles at once.", 400)
         try:
-            changes = await moderate(pm, chosen, action, actor_of(request))
+            changes = await moderate(
+                pm, chosen, action, actor_of(request), backend_url=state.backend_url
+            )
         except (UnknownArticle, StaleArticle) as exc:
             return await again(f"Stopped: {exc}. Rows before it were changed.", exc.status_code)
         return redirect_with(f"/admin/articles?{query}", summary(action, changes))
@@ -149,10 +151,19 @@ class ArticlePages(Controller):
         expected = text(form, "expected") or None
         here = f"/admin/articles/{number}"
         try:
-            changes = await moderate(pm, [number], action, actor_of(request), expected)
+            changes = await moderate(
+                pm,
+                [number],
+                action,
+                actor_of(request),
+                expected,
+                backend_url=request.app.state.backend_url,
+            )
         except StaleArticle as exc:
             state = request.app.state
-            found = await review(state.storage, number, state.settings.admin.duplicate_score)
+            found = await review(
+                state.console_storage, number, state.settings.admin.duplicate_score
+            )
             context = {"article": found, "next_id": found.next_id}
             message = f"Nothing was changed: {exc}. Look again, then decide."
             return form_error(request, "admin/article.html", context, "form", message, 409)

@@ -11,7 +11,11 @@ from piccolo.table import Table
 
 
 class Brand(Table, tablename="brands"):
-    """A designer or label. ``uid`` is its public sqids id; ``slugs`` maps source → slug (JSON)."""
+    """A designer or label. ``uid`` is its public sqids id; ``slugs`` maps source → slug (JSON).
+
+    ``old_uid`` is the uid it had before migration 0050 (indexed ``brands_old_uid``), which
+    still resolves to it; "" for brands created since.
+    """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers
 
@@ -20,6 +24,7 @@ class Brand(Table, tablename="brands"):
     slugs = Text(default="{}")
     created_at = BigInt(default=0)
     updated_at = BigInt(default=0)
+    old_uid = Varchar(length=32, default="")
 
 
 class Article(Table, tablename="articles"):
@@ -223,6 +228,15 @@ class SignInFailure(Table, tablename="sign_in_failures"):
     at = BigInt(default=0)
 
 
+class InstanceSecret(Table, tablename="instance_secrets"):
+    """A value drawn once for this archive (0050: ``brand_uid_alphabet``). Unique ``name``."""
+
+    id: Serial
+
+    name = Varchar(length=64)
+    value = Text()
+
+
 class ModerationAudit(Table, tablename="moderation_audit"):
     """Who changed an article's status, when, from what to what, and how (web or cli).
 
@@ -334,4 +348,5 @@ ALL_TABLES: list[type[Table]] = [
     VectorClock,
     VectorDeletion,
     SignedRequest,
+    InstanceSecret,
 ]

@@ -40,9 +40,10 @@ def newest(shows: ShowList) -> int:
 
 
 def storage_of(request: Request[Any, Any, Any]) -> Storage:
-    """The app's storage, read from the app state (a ``state`` or ``storage`` parameter
-    would cost a copy of the state and a Protocol ``isinstance`` check per request)."""
-    storage: Storage = request.app.state.storage
+    """The app's storage as public pages link it (``/media``), read from the app state (a
+    ``state`` or ``storage`` parameter would cost a copy of the state and a Protocol
+    ``isinstance`` check per request)."""
+    storage: Storage = request.app.state.public_storage
     return storage
 
 

@@ -16,6 +16,7 @@ from litestar.di import NamedDependency
 
 from rk.core.storage import Storage
 from rk.server.admin.sign_in import client_address
+from rk.server.deps import public_storage_dependency
 from rk.server.errors import ApiError
 from rk.server.public.http_cache import NO_STORE, html
 from rk.server.public.params import Like, Query, parse_id
@@ -72,6 +73,7 @@ class SearchPages(Controller):
 
     include_in_schema = False
     tags = ("public",)
+    dependencies = public_storage_dependency()
 
     @get("/search", name="public:search")
     async def search(

@@ -21,6 +21,7 @@ from rk.core.storage import Storage
 from rk.core.vector_indexes import VectorIndex
 from rk.core.wire import MAX_ID
 from rk.server.admin.sign_in import client_address
+from rk.server.deps import public_storage_dependency
 from rk.server.errors import ApiError
 from rk.server.routes.embeddings import runtime_of
 from rk.server.services.photo_gate import PhotoGate
@@ -64,6 +65,7 @@ class SearchController(Controller):
 
     path = "/api"
     tags = ("search",)
+    dependencies = public_storage_dependency()
 
     @get("/images/{image_id:int}/similar", summary="Published images most like this one")
     async def similar(

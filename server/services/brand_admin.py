@@ -8,9 +8,9 @@ import time
 from msgspec import Struct
 
 from rk.core.errors import RkError
-from rk.core.uids import brand_uid
 from rk.core.wire import BrandInfo
 from rk.server.db.tables import Brand
+from rk.server.services.brand_uids import new_brand_uid
 from rk.server.services.brands import brand_info
 
 MAX_NAME = 200
@@ -81,7 +81,7 @@ async def add_brand(name: str, slugs: dict[str, str] | None = None) -> tuple[Bra
             )
         ).returning(Brand.id)
         brand_id = int(row[0]["id"])
-        await Brand.update({Brand.uid: brand_uid(brand_id)}).where(Brand.id == brand_id)
+        await Brand.update({Brand.uid: await new_brand_uid(brand_id)}).where(Brand.id == brand_id)
     info = await brand_info(str(brand_id))
     assert info is not None
     return info, True

@@ -8,12 +8,12 @@ from typing import Any
 
 from rk.core.wire import MAX_ID, BrandInfo
 from rk.server.db.tables import Brand
+from rk.server.services.brand_uids import brand_id_by_uid
 
 
 async def brand_id_for_uid(uid: str) -> int | None:
-    """The id of the brand whose uid is ``uid``, or None when there is none."""
-    row = await Brand.select(Brand.id).where(Brand.uid == uid).first()
-    return int(row["id"]) if row else None
+    """The id of the brand whose uid (or pre-0050 uid) is ``uid``, or None when there is none."""
+    return await brand_id_by_uid(uid)
 
 
 class BrandIds:
@@ -53,9 +53,12 @@ ID_TEXT = re.compile(r"[1-9][0-9]{0,18}")
 
 
 async def brand_info(ref: str) -> BrandInfo | None:
-    """The brand addressed by its uid or, failing that, its numeric id; None when neither."""
+    """The brand addressed by its uid (or pre-0050 uid) or, failing that, its numeric id;
+    None when neither."""
     columns = (Brand.id, Brand.uid, Brand.name, Brand.slugs)
     row = await Brand.select(*columns).where(Brand.uid == ref).first()
+    if row is None and ref:
+        row = await Brand.select(*columns).where(Brand.old_uid == ref).first()
     if row is None and ID_TEXT.fullmatch(ref) and int(ref) <= MAX_ID:
         row = await Brand.select(*columns).where(Brand.id == int(ref)).first()
     if row is None:

@@ -3,7 +3,10 @@
 The web console and ``rk articles`` both come here. For each article the status change
 and its audit row commit in one transaction; a delete also queues, in that transaction,
 the media cleanup job that removes objects no other live article uses. After the commit
-``rk_article_status_changed`` is fired (a delete reports ``new="deleted"``).
+``rk_article_status_changed`` is fired (a delete reports ``new="deleted"``), and when a
+published article was rejected or deleted, ``rk_media_withdrawn`` with the keys that no
+published article uses any more (``/media`` answers 404 for them from then on), so an
+operator's CDN can be purged.
 
 A form may say which status it saw (``expected``): when the article changed meanwhile
 the change is refused (``StaleArticle``, 409) and nothing is written.
@@ -18,9 +21,11 @@ import msgspec
 import pluggy
 from msgspec import Struct
 
+from rk.core.media_urls import media_url
 from rk.core.plugins import notify
-from rk.server.db.tables import Article, IngestJob, ModerationAudit
+from rk.server.db.tables import Article, Image, IngestJob, ModerationAudit
 from rk.server.errors import ApiError, NotFound
+from rk.server.services.media_access import published_key
 from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
 from rk.server.services.media_cleanup import MediaCleanup
 from rk.server.services.objects import write_transaction
@@ -132,17 +137,38 @@ async def _apply(article_id: int, action: Action, actor: Actor, expected: str | 
     return Change(article_id=article_id, old=old, new=new)
 
 
+async def withdrawn_keys(article_id: int) -> list[str]:
+    """The article's media keys (originals, then thumbnails) no published article uses."""
+    rows = await Image.select(Image.key, Image.thumb_key).where(Image.article_id == article_id)
+    keys = [str(row["key"]) for row in rows] + [str(row["thumb_key"]) for row in rows]
+    return [key for key in dict.fromkeys(keys) if key and not await published_key(key)]
+
+
+async def _announce_withdrawn(pm: pluggy.PluginManager, change: Change, backend_url: str) -> None:
+    """Fire ``rk_media_withdrawn`` when ``change`` took a published article's media down."""
+    if change.old != "published" or change.new == "published":
+        return
+    keys = await withdrawn_keys(change.article_id)
+    if keys:
+        urls = [media_url(backend_url, key) for key in keys]
+        notify(pm, "rk_media_withdrawn", article_id=change.article_id, keys=keys, urls=urls)
+
+
 async def moderate(
     pm: pluggy.PluginManager,
     article_ids: list[int],
     action: str,
     actor: Actor,
     expected: str | None = None,
+    *,
+    backend_url: str = "",
 ) -> list[Change]:
     """Apply ``action`` to each article in order; the changes (unchanged ones included).
 
     Each article commits on its own; an unknown id or a stale article stops the batch
     there (earlier articles stay changed, and the error says which one stopped it).
+    ``backend_url`` (``server.public_url``, else the listen address) makes the URLs that
+    ``rk_media_withdrawn`` reports.
     """
     checked = check_action(action)
     if not article_ids:
@@ -162,6 +188,7 @@ async def moderate(
                 old=change.old,
                 new=change.new,
             )
+            await _announce_withdrawn(pm, change, backend_url)
     return changes
 
 

@@ -12,6 +12,7 @@ from itertools import groupby
 from msgspec import Struct
 
 from rk.server.errors import NotFound
+from rk.server.services.brand_uids import UID_MATCH
 from rk.server.services.public_sql import rows
 from rk.server.services.show_filters import UID
 
@@ -72,8 +73,8 @@ async def brand_by_uid(uid: str) -> BrandCount:
     """
     if not UID.match(uid):
         raise NotFound(f"no brand {uid[:40]!r} with published shows")
-    found = await rows(f"{COUNTS} AND b.uid = {{}}", uid)
+    found = await rows(f"{COUNTS} AND {UID_MATCH}", uid, uid)
     if not found:
         raise NotFound(f"no brand {uid[:40]!r} with published shows")
-    row = found[0]
+    row = min(found, key=lambda r: r["uid"] != uid)  # its own uid before an old one
     return BrandCount(uid=str(row["uid"]), name=str(row["name"]), shows=int(row["n"]))

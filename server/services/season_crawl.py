@@ -22,10 +22,10 @@ from msgspec import Struct
 from rk.core.config import Settings
 from rk.core.errors import RkError
 from rk.core.sources import SeasonSource, get_source, season_slug
-from rk.core.uids import brand_uid
 from rk.core.wire import BrandInfo
 from rk.server.db.tables import Brand, CrawlTask
 from rk.server.services.brand_admin import BrandInputError, clean_name
+from rk.server.services.brand_uids import new_brand_uid
 from rk.server.services.brands import brand_info
 from rk.server.services.crawl_tasks import CrawlTasks
 
@@ -156,7 +156,7 @@ async def _create(name: str, source: str, slug: str) -> BrandInfo:
             )
         ).returning(Brand.id)
         brand_id = int(row[0]["id"])
-        await Brand.update({Brand.uid: brand_uid(brand_id)}).where(Brand.id == brand_id)
+        await Brand.update({Brand.uid: await new_brand_uid(brand_id)}).where(Brand.id == brand_id)
     info = await brand_info(str(brand_id))
     assert info is not None
     return info

@@ -2,7 +2,8 @@
 
 A filter comes from the URL (``/?brand=…&season=…&year=2025&city=Paris&kind=runway&before=…``)
 so a filtered view can be shared. Each value is checked here and a bad one is a 400 with
-a sentence saying what is wrong; a brand uid that names no brand is a 404.
+a sentence saying what is wrong; a brand uid that names no brand with a published show is
+a 404 (as ``/brands/<uid>`` is), and a pre-0050 uid is taken and shown as the brand's uid.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from msgspec import Struct
 
 from rk.core.wire import MAX_ID
 from rk.server.errors import ApiError, NotFound
+from rk.server.services.brand_uids import UID_MATCH
 from rk.server.services.public_sql import rows
 
 KINDS = {"runway": "Runway", "street": "Street style"}
@@ -22,6 +24,12 @@ MAX_TEXT = 200
 UID = re.compile(r"^[A-Za-z0-9]{1,32}$")
 YEAR = re.compile(r"^(19|20|21)\d\d$")
 CURSOR = re.compile(r"^[1-9]\d{0,17}$")
+PUBLISHED_BRAND = (
+    "SELECT b.id, b.uid, b.name FROM brands b JOIN public_facet_counts c ON c.facet = 'brand'"
+    f" AND c.value = CAST(b.id AS VARCHAR(200)) AND c.n > 0 WHERE {UID_MATCH}"
+)
+"""A brand by either uid, only while it has a published show (counted by migration 0032's
+triggers): a filter by a brand the public cannot see must not tell its name."""
 
 
 class BadFilter(ApiError):
@@ -82,10 +90,12 @@ async def parse_filters(
     if brand_uid:
         if not UID.match(brand_uid):
             raise BadFilter(f"brand {brand_uid[:40]!r} is not a brand id (letters and digits)")
-        found = await rows("SELECT id, name FROM brands WHERE uid = {}", brand_uid)
+        found = await rows(PUBLISHED_BRAND, brand_uid, brand_uid)
         if not found:
-            raise NotFound(f"no brand {brand_uid!r}: see /brands for every brand")
-        brand_id, brand_name = int(found[0]["id"]), str(found[0]["name"])
+            raise NotFound(f"no brand {brand_uid!r} with published shows: see /brands")
+        row = min(found, key=lambda r: r["uid"] != brand_uid)  # its own uid before an old one
+        brand_uid = str(row["uid"])
+        brand_id, brand_name = int(row["id"]), str(row["name"])
     year_text = (year or "").strip()
     if year_text and not YEAR.match(year_text):
         raise BadFilter(f"year {year_text[:20]!r} is not a year like 2025")

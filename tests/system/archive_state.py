@@ -15,6 +15,8 @@ import asyncpg
 import httpx
 from PIL import Image
 
+from rk.core.media_urls import read_url
+
 S3 = "{http://s3.amazonaws.com/doc/2006-03-01/}"
 
 
@@ -113,10 +115,12 @@ async def list_bucket(s3: str, bucket: str, prefix: str) -> set[str]:
 KEY = re.compile(r"^(runway|street|thumb)/([0-9a-f]{40})\.jpg$")
 
 
-async def unreadable(backend: str, images: list[dict[str, Any]]) -> list[str]:
-    """Why each stored image or thumbnail cannot be read back, through a backend's
-    ``/media/<key>`` (what visitors get), as what its key promises."""
+async def unreadable(backend: str, secret: str, images: list[dict[str, Any]]) -> list[str]:
+    """Why each stored image or thumbnail cannot be read back, through a backend's signed
+    ``/media/<key>`` read (any key: public reads serve published ones only), as what its
+    key promises."""
     problems: list[str] = []
+    expires = int(time.time()) + 3600
     async with httpx.AsyncClient(timeout=30) as http:
         for row in images:
             if not row["key"]:
@@ -125,7 +129,7 @@ async def unreadable(backend: str, images: list[dict[str, Any]]) -> list[str]:
                 if not key:
                     problems.append(f"image {row['id']}: no thumbnail key")
                     continue
-                answer = await http.get(f"{backend}/media/{key}")
+                answer = await http.get(read_url(backend, secret, key, expires))
                 if answer.status_code != 200:
                     problems.append(f"image {row['id']}: {key}: HTTP {answer.status_code}")
                     continue

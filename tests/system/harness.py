@@ -20,7 +20,7 @@ from tests.support.net import free_port
 from tests.system import archive_state, invariants
 from tests.system.balancer import Balancer, Exchange
 from tests.system.faults import FaultRecord, Supervisor, World, inject, schedule
-from tests.system.fleet import Fleet
+from tests.system.fleet import SECRET, Fleet
 from tests.system.gate import TcpGate
 from tests.system.invariants import Check
 from tests.system.netloop import NetLoop
@@ -164,7 +164,7 @@ async def run_system(root: Path, seed: int, window_s: float, soak_s: float = 0) 
         requests = list(world.balancer.log)  # stopping the fleet below cuts calls in flight
         snap = await archive_state.snapshot(fleet.dsn, moto, bucket, PREFIX, FAILURE_CAP)
         unreadable = await archive_state.unreadable(
-            f"http://127.0.0.1:{fleet.backend_ports[0]}", snap.images
+            f"http://127.0.0.1:{fleet.backend_ports[0]}", SECRET, snap.images
         )
         fleet.stop()
         checks = evaluate(truth, snap, unreadable, requests, world)

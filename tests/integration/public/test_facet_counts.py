@@ -161,6 +161,7 @@ async def test_concurrent_writers_keep_counts_exact_without_deadlock(pg_dsn: str
 
 async def test_sidebar_and_brand_index_read_the_kept_counts(db: Database) -> None:
     await db.execute("DELETE FROM articles")
+    await db.execute("UPDATE brands SET uid = old_uid")  # 0050 re-encoded b1 and b2
     await db.execute(
         "INSERT INTO brands (id, uid, name) VALUES "
         + ", ".join(f"({b}, 'b{b}', 'Brand {b:02d}')" for b in range(3, 15))

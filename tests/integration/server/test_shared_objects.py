@@ -76,6 +76,6 @@ async def test_rollback_keeps_an_object_a_running_job_reused(
     article = await article_of(y_show)
     assert [row["key"] for row in await images_of(article["id"])] == [key, slow_key]
     assert await backend.storage.head(key) is not None
-    served = await backend.client.get(f"/media/{key}")
+    served = await backend.client.get(await backend.storage.url_for(key, 60))
     assert served.status_code == 200
     assert served.content == shared

@@ -63,7 +63,7 @@ async def test_a_bad_uploaded_thumbnail_is_replaced_before_use(
     assert (row["thumb_key"], row["width"], row["height"]) == (thumb, 600, 900)
     stored = await backend.storage.get(thumb)
     assert stored != bad
-    served = await backend.client.get(f"/media/{thumb}")
+    served = await backend.client.get(await backend.storage.url_for(thumb, 60))
     assert served.headers["content-type"] == "image/jpeg"
     assert PILImage.open(io.BytesIO(served.content)).size == (256, 384)
 

@@ -15,6 +15,7 @@ import uvicorn
 from litestar import Litestar
 from litestar.di import Provide
 
+from rk.core.config import Settings
 from rk.core.storage import Storage
 from rk.server.routes.media import media_routes
 from tests.support.net import free_port, wait_for_port
@@ -55,12 +56,18 @@ def s3_url(endpoint: str, bucket: str, extra: str = "") -> str:
 
 
 def media_app(storage: Storage, secret: str) -> Litestar:
-    """A minimal backend: the media routes with exactly the dependencies they document."""
+    """A minimal backend: the media routes with exactly the dependencies they document.
+
+    It has no database, so it serves signed reads (``url_for``) only: public reads, which
+    ask the database whether a published article uses the key, are the backend's tests.
+    """
+    settings = Settings()
     return Litestar(
         route_handlers=media_routes(),
         dependencies={
             "storage": Provide(lambda: storage, sync_to_thread=False),
             "secret": Provide(lambda: secret, sync_to_thread=False),
+            "settings": Provide(lambda: settings, sync_to_thread=False),
         },
     )
 

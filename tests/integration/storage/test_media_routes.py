@@ -6,6 +6,8 @@ import io
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
@@ -14,7 +16,7 @@ from PIL import Image
 
 from rk.core.errors import ConfigError
 from rk.core.keys import content_key, sha1_hex, thumb_key
-from rk.core.media_urls import upload_url
+from rk.core.media_urls import read_signature, read_url, upload_url
 from rk.core.storage import StorageContext, open_storage
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 from tests.integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
@@ -136,10 +138,10 @@ async def test_bad_keys_are_refused(backend: Backend, path: str, tmp_path: Path)
     assert _files(tmp_path) == []
 
 
-async def test_get_serves_bytes_with_caching_headers(backend: Backend) -> None:
+async def test_a_signed_read_serves_bytes_privately(backend: Backend) -> None:
     await backend.storage.put(KEY, BODY)
     url = await backend.storage.url_for(KEY, 60)
-    assert url == f"{backend.url}/media/{KEY}"
+    assert url.startswith(f"{backend.url}/media/{KEY}?expires=")
     async with httpx.AsyncClient() as client:
         response = await client.get(url)
         cached = await client.get(url, headers={"If-None-Match": response.headers["etag"]})
@@ -147,10 +149,41 @@ async def test_get_serves_bytes_with_caching_headers(backend: Backend) -> None:
     assert response.content == BODY
     assert response.headers["content-type"] == "application/octet-stream"
     assert response.headers["x-content-type-options"] == "nosniff"
-    assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert response.headers["cache-control"] == "private, no-store"
     assert response.headers["etag"] == f'"{SHA1}"'
     assert cached.status_code == 304
     assert cached.content == b""
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "error"),
+    [
+        (lambda q: {**q, "sig": "0" * 64}, 403, "does not match"),
+        (lambda q: {**q, "expires": str(int(q["expires"]) + 1)}, 403, "does not match"),
+        (lambda q: {"sig": q["sig"]}, 403, "no valid 'expires'"),
+        (lambda q: {"expires": "1", "sig": read_signature(SECRET, KEY, 1)}, 410, "expired"),
+    ],
+)
+async def test_a_bad_signed_read_is_refused(
+    backend: Backend, query: Any, status: int, error: str
+) -> None:
+    await backend.storage.put(KEY, BODY)
+    good = dict(parse_qsl(urlsplit(await backend.storage.url_for(KEY, 60)).query))
+    async with httpx.AsyncClient() as client:
+        response = await client.get(f"{backend.url}/media/{KEY}", params=query(good))
+    assert response.status_code == status
+    assert error in response.json()["error"]
+    assert response.headers["cache-control"] == "no-store"
+
+
+async def test_a_signed_read_is_bound_to_its_key(backend: Backend) -> None:
+    other = content_key("runway", sha1_hex(b"other"))
+    await backend.storage.put(KEY, BODY)
+    await backend.storage.put(other, b"other")
+    query = urlsplit(await backend.storage.url_for(other, 60)).query
+    async with httpx.AsyncClient() as client:
+        response = await client.get(f"{backend.url}/media/{KEY}?{query}")
+    assert response.status_code == 403
 
 
 def _image(fmt: str) -> bytes:
@@ -173,7 +206,7 @@ async def test_get_serves_the_type_the_bytes_are(
     key = thumb_key(SHA1)
     await backend.storage.put(key, body)
     async with httpx.AsyncClient() as client:
-        response = await client.get(f"{backend.url}/media/{key}")
+        response = await client.get(await backend.storage.url_for(key, 60))
     assert response.status_code == 200
     assert response.headers["content-type"] == served_as
     assert response.headers["x-content-type-options"] == "nosniff"
@@ -192,12 +225,19 @@ async def test_an_upload_url_for_an_existing_thumbnail_replaces_nothing(
     assert (backend.root / thumb_key(SHA1)).read_bytes() == thumb
 
 
-@pytest.mark.parametrize(
-    "key", [content_key("street", "0" * 40), "..%2F..%2Fetc%2Fpasswd", "thumb/x.jpg"]
-)
-async def test_get_missing_or_bad_key_is_404(backend: Backend, key: str) -> None:
+@pytest.mark.parametrize("key", ["..%2F..%2Fetc%2Fpasswd", "thumb/x.jpg"])
+async def test_get_bad_key_is_404(backend: Backend, key: str) -> None:
     async with httpx.AsyncClient() as client:
         response = await client.get(f"{backend.url}/media/{key}")
+    assert response.status_code == 404
+    assert response.json()["error"].startswith("no media")
+    assert response.headers["cache-control"] == "no-store"
+
+
+async def test_signed_read_of_a_missing_key_is_404(backend: Backend) -> None:
+    async with httpx.AsyncClient() as client:
+        url = await backend.storage.url_for(content_key("street", "0" * 40), 60)
+        response = await client.get(url)
     assert response.status_code == 404
     assert response.json()["error"].startswith("no media")
 
@@ -214,9 +254,10 @@ async def test_storage_down_is_503_so_the_client_retries(tmp_path: Path) -> None
         url = s3_url(endpoint, new_bucket(endpoint), "max_retries=0")
     storage = open_storage(url, StorageContext(backend_url=f"http://127.0.0.1:{port}"))
     upload = upload_url(f"http://127.0.0.1:{port}", SECRET, KEY, len(BODY), SHA1, 2**40)
-    async with serve_media(storage, SECRET, port) as base, httpx.AsyncClient() as client:
+    read = read_url(f"http://127.0.0.1:{port}", SECRET, KEY, 2**40)
+    async with serve_media(storage, SECRET, port), httpx.AsyncClient() as client:
         put = await client.put(upload, content=BODY)
-        got = await client.get(f"{base}/media/{KEY}")
+        got = await client.get(read)
     assert (put.status_code, got.status_code) == (503, 503)
     assert "storage unavailable" in put.json()["error"]
     assert "storage unavailable" in got.json()["error"]

@@ -224,6 +224,10 @@ class Broken:
     def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
         raise RuntimeError("plugin bug")
 
+    @hookimpl
+    def rk_media_withdrawn(self, article_id: int, keys: list[str], urls: list[str]) -> None:
+        raise RuntimeError("plugin bug")
+
 
 class Recorder:
     """Records the arguments of every event it receives."""
@@ -243,6 +247,10 @@ class Recorder:
     def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
         self.seen.append({"kind": kind, "image_ids": image_ids, "model": model})
 
+    @hookimpl
+    def rk_media_withdrawn(self, article_id: int, keys: list[str], urls: list[str]) -> None:
+        self.seen.append({"article_id": article_id, "keys": keys, "urls": urls})
+
 
 def _show() -> ShowIngest:
     return ShowIngest(
@@ -260,6 +268,7 @@ def _show() -> ShowIngest:
         ("rk_show_ingested", {"show": _show(), "article_id": 7, "outcome": "created"}),
         ("rk_article_status_changed", {"article_id": 7, "old": "pending", "new": "published"}),
         ("rk_embeddings_saved", {"kind": "runway", "image_ids": [1, 2], "model": "m"}),
+        ("rk_media_withdrawn", {"article_id": 7, "keys": ["thumb/a.jpg"], "urls": ["u"]}),
     ],
 )
 def test_events_survive_a_failing_plugin(
@@ -322,6 +331,17 @@ def test_hook_rk_embeddings_saved(
         model="clip-tiny",
     )
     assert seen == [{"kind": "street", "image_ids": [4], "model": "clip-tiny"}]
+
+
+def test_hook_rk_media_withdrawn(
+    plugin_manager: RkPluginManager, register_plugin: Register
+) -> None:
+    key = f"runway/{'a' * 40}.jpg"
+    url = f"https://rk.example/media/{key}"
+    seen = _fire(
+        plugin_manager, register_plugin, "rk_media_withdrawn", article_id=3, keys=[key], urls=[url]
+    )
+    assert seen == [{"article_id": 3, "keys": [key], "urls": [url]}]
 
 
 def test_misspelled_hookimpl_is_caught(plugin_manager: RkPluginManager) -> None:

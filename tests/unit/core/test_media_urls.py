@@ -9,11 +9,15 @@ import pytest
 from rk.core.errors import ConfigError, InvalidKey, SignatureError
 from rk.core.keys import content_key, sha1_hex, thumb_key
 from rk.core.media_urls import (
+    ReadExpired,
     UploadExpired,
     check_upload_target,
     media_url,
+    read_signature,
+    read_url,
     upload_signature,
     upload_url,
+    verify_read,
     verify_upload,
 )
 
@@ -121,3 +125,22 @@ def test_empty_secret_cannot_sign() -> None:
 
 def test_media_url_is_under_the_backend() -> None:
     assert media_url("https://rk.example/api/", KEY) == f"https://rk.example/api/media/{KEY}"
+
+
+def test_a_read_url_verifies_until_it_expires() -> None:
+    url = read_url("http://backend:8092/", SECRET, KEY, 1_000)
+    path, query = _split(url)
+    assert path == f"/media/{KEY}"
+    assert verify_read(SECRET, KEY, query, now=1_000) == 1_000
+    with pytest.raises(ReadExpired, match="expired 1 s ago"):
+        verify_read(SECRET, KEY, query, now=1_001)
+    with pytest.raises(SignatureError, match="does not match"):
+        verify_read(SECRET, thumb_key(SHA1), query, now=999)
+    with pytest.raises(SignatureError, match="does not match"):
+        verify_read("another secret", KEY, query, now=999)
+
+
+def test_a_read_signature_never_passes_as_an_upload_signature() -> None:
+    assert read_signature(SECRET, KEY, 1_000) != upload_signature(SECRET, KEY, 0, "", 1_000)
+    with pytest.raises(ConfigError, match="secret"):
+        read_url("http://b", "", KEY, 1_000)
