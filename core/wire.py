@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
 
 import msgspec
 from msgspec import Meta, Struct
+
+from rk.core.web_urls import web_url_problem
 
 LINE = r"^[^\x00-\x1f\x7f]*$(?![\s\S])"
 """One line of printable text: no NUL, no control character, no newline (ECMA and Python)."""
@@ -107,6 +108,8 @@ class ShowIngest(Inbound, kw_only=True):
     details: Annotated[list[ImageRef], Meta(max_length=MAX_DETAILS)] = []
 
     def __post_init__(self) -> None:
+        if self.url and (problem := web_url_problem(self.url)):
+            raise ValueError(f"bad show URL ({problem}) - at `$.url`")
         if not self.looks and not self.details:
             raise ValueError("a show needs at least one look or detail image")
         numbers = [look.number for look in self.looks]
@@ -313,8 +316,8 @@ _LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def url_problem(url: str) -> str | None:
-    """Why ``url`` cannot be fetched as an image (control characters, not http(s), no host,
-    unparseable), or None.
+    """Why ``url`` cannot be fetched as an image (control characters, not http(s) as a
+    browser reads it, no host, unparseable), or None.
 
     The common URL (printable ASCII, plain host) passes on two string methods and one
     regex match; only the rest are searched and split (a 40-look show spent most of its
@@ -324,14 +327,7 @@ def url_problem(url: str) -> str | None:
         return None
     if _LINE_BREAKING.search(url):
         return "control characters"
-    try:
-        parts = urlsplit(url)
-        host, _ = parts.hostname, parts.port
-    except ValueError as exc:
-        return str(exc)
-    if parts.scheme not in ("http", "https"):
-        return f"scheme {parts.scheme or '(none)'!r} is not http or https"
-    return None if host else "no host"
+    return web_url_problem(url)
 
 
 def ref_problem(ref: ImageRef) -> str | None:

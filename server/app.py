@@ -34,6 +34,7 @@ from rk.server.queues.engine import JobQueue
 from rk.server.request_context import HttpMetrics, request_context
 from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
+from rk.server.security_headers import SecurityHeaders
 from rk.server.services.brands import BrandIds
 from rk.server.services.crawl_tasks import CrawlTasks
 from rk.server.services.fetch import Fetcher, FetchPolicy, allow_list
@@ -51,6 +52,8 @@ from rk.server.workers.ingest import IngestWorkers
 from rk.server.workers.storage_sweep import StorageSweeper
 
 log = logging.getLogger("rk.server")
+PROBE_KEY = f"runway/{'0' * 40}.jpg"
+"""A media key whose URL shows where the storage serves images from (``img-src``)."""
 
 
 def backend_url(settings: Settings) -> str:
@@ -109,6 +112,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         state.public_storage = public_storage(state.storage, state.backend_url)
         state.console_storage = console_storage(state.storage)
         log.info("storage: %s", storage_label(settings.storage_url))
+        state.security_headers.allow_images_from(await state.storage.url_for(PROBE_KEY, 60))
         state.queue = JobQueue.on(db, settings.queues, pm, prefetch=settings.server.workers)
         stack.push_async_callback(state.queue.close)
         state.intake = ShowIntake(state.queue, state.brand_ids, source_kinds(pm))
@@ -162,6 +166,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "photo_gate": PhotoGate(
                 settings.search.photo_concurrency, settings.search.photo_uploads_per_minute
             ),
+            "security_headers": SecurityHeaders(settings),
         }
     )
     remember_secret(state.secrets.ingest)
@@ -171,6 +176,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         dependencies=dependencies(),
         exception_handlers=exception_handlers(),
         middleware=[request_context, body_deadline],
+        before_send=[state.security_headers],
         lifespan=[lifespan, embedding_lifespan],
         state=state,
         template_config=template_config(),

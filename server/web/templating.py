@@ -16,6 +16,7 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template.config import TemplateConfig
 from markupsafe import Markup, escape
 
+from rk.core.web_urls import safe_href
 from rk.server.web.static_files import static_url
 
 SERVER_DIR = Path(__file__).resolve().parent.parent
@@ -109,6 +110,7 @@ def environment() -> Environment:
         timeago=timeago,
         exact_time=exact_time,
         show_date=show_date,
+        safe_href=safe_href,
     )
     env.globals.update(static_url=static_url, escape=escape)
     return env
