@@ -96,6 +96,7 @@ def serve_backend(
 
     from rk.core.plugins import get_plugin_manager
     from rk.server.app import create_app
+    from rk.server.proxies import proxy_options
     from rk.server.secrets import resolve_secrets
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -117,6 +118,7 @@ def serve_backend(
             log_config=None,
             lifespan="on",
             timeout_graceful_shutdown=30,
+            **proxy_options(settings.server),
         )
     )
     for sig in (signal.SIGINT, signal.SIGTERM):
