@@ -96,6 +96,7 @@ def serve_backend(
 
     from rk.core.plugins import get_plugin_manager
     from rk.server.app import create_app
+    from rk.server.proxies import proxy_options
     from rk.server.secrets import resolve_secrets
     from rk.server.slow_clients import timed_protocol
 
@@ -121,6 +122,7 @@ def serve_backend(
             http=timed_protocol(settings.server.header_timeout_s),
             timeout_keep_alive=settings.server.keep_alive_s,
             limit_concurrency=settings.server.max_connections,
+            **proxy_options(settings.server),
         )
     )
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -7,6 +7,7 @@ Lookup order for every command: ``--config FILE``, else ``$RK_CONFIG``, else
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -48,6 +49,19 @@ class ServerSettings(Section):
     body_timeout_s: Annotated[float, Meta(gt=0)] = 60.0
     keep_alive_s: Annotated[int, Meta(ge=1)] = 5
     max_connections: Annotated[int, Meta(ge=1)] = 1000
+    trusted_proxies: list[str] = []
+    """Peers whose ``X-Forwarded-For`` names the client (empty: none, the peer is the client)."""
+
+    def __post_init__(self) -> None:
+        """Refuse a trusted proxy that is not an IP address or CIDR network."""
+        for entry in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"trusted_proxies: {entry!r} is not an IP address or CIDR network"
+                    " (10.0.0.5, 10.0.0.0/8, ::1)"
+                ) from None
 
 
 class IngestSettings(Section):
@@ -146,6 +160,8 @@ class AdminSettings(Section):
     sign_in_max_failures: int = 5
     sign_in_max_failures_per_address: int = 20
     sign_in_window_s: int = 900
+    sign_in_delay_s: int = 30
+    session_idle_minutes: int = 60
     duplicate_score: float = 0.97
     page_size: int = 50
 

@@ -30,7 +30,7 @@ from rk.server.errors import exception_handlers
 from rk.server.openapi_doc import complete_openapi
 from rk.server.outage import OutageLog, pool_retries_folded
 from rk.server.public.schema_page import openapi_config
-from rk.server.queues.engine import JobQueue
+from rk.server.queues.engine import JobQueue, wall_clock
 from rk.server.request_context import HttpMetrics, request_context
 from rk.server.routes import all_routes
 from rk.server.secrets import resolve_secrets
@@ -167,6 +167,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
                 settings.search.photo_concurrency, settings.search.photo_uploads_per_minute
             ),
             "security_headers": SecurityHeaders(settings),
+            "clock": wall_clock,
         }
     )
     remember_secret(state.secrets.ingest)

@@ -1,13 +1,16 @@
 """Sign-in and sign-out of the console.
 
-Refused attempts are counted per account and per client address (``sign_in_limit``);
-past the limit the page says how long to wait, with 429 and ``Retry-After``, and the
-password is not even checked. A good password opens a database session whose token goes
-into an HttpOnly cookie.
+Each attempt takes its slot in the rate limit before its password is checked
+(``sign_in_limit``: per account and address, and per address); past the limit the page
+says how long to wait, with 429 and ``Retry-After``, and the password is not checked. The
+client address is the peer's, or the one a trusted proxy names (``server.trusted_proxies``,
+applied by uvicorn). A good password opens a database session whose token goes into an
+HttpOnly cookie.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
@@ -27,9 +30,10 @@ from rk.server.admin.params import Text
 from rk.server.admin.render import MAX_FIELD, admin_page, form_error, form_of, text
 from rk.server.services.admin_sessions import close_session, open_session
 from rk.server.services.admin_users import check_sign_in
-from rk.server.services.sign_in_limit import clear_account, record_failure, retry_after
+from rk.server.services.sign_in_limit import Limits, admit, succeeded, sweep
 
 TEMPLATE = "admin/sign_in.html"
+log = logging.getLogger("rk.server.admin")
 
 
 def safe_next(value: str) -> str:
@@ -40,7 +44,7 @@ def safe_next(value: str) -> str:
 
 
 def client_address(request: Request[Any, Any, Any]) -> str:
-    """The client's address as the backend sees it."""
+    """The client's address: the peer's, or what a trusted proxy forwarded (uvicorn)."""
     return request.client.host if request.client else "unknown"
 
 
@@ -67,7 +71,6 @@ class SignInController(Controller):
     async def sign_in(self, request: Request[Any, Any, Any], state: State) -> Response[Any]:
         """Check the password (unless rate-limited) and open a session."""
         settings: Settings = state.settings
-        limits = settings.admin
         form = await form_of(request)
         username, password = text(form, "username"), str(form.get("password", ""))
         next_url = safe_next(text(form, "next", "/admin"))
@@ -78,27 +81,24 @@ class SignInController(Controller):
             return form_error(request, TEMPLATE, context, "password", "Enter your password.", 400)
         if len(username) > MAX_FIELD or len(password) > MAX_FIELD:
             return form_error(request, TEMPLATE, context, "username", "That input is too long.")
-        address = client_address(request)
-        wait = await retry_after(
-            username,
-            address,
-            limits.sign_in_max_failures,
-            limits.sign_in_max_failures_per_address,
-            limits.sign_in_window_s,
-        )
+        address, now, limits = client_address(request), state.clock(), Limits.of(settings.admin)
+        wait = await admit(username, address, limits, now)
         if wait:
+            log.info("sign-in of %r from %s refused for %d s", username[:64], address, wait)
             message = f"Too many failed attempts. Try again in {wait_words(wait)}."
             answer = form_error(request, TEMPLATE, context, "form", message, 429)
             answer.headers["Retry-After"] = str(wait)
             return answer
         user = await check_sign_in(username, password)
         if user is None:
-            await record_failure(username, address, limits.sign_in_window_s)
+            await sweep(limits, now)
+            log.info("wrong password for %r from %s", username[:64], address)
             message = "Wrong user name or password."
             return form_error(request, TEMPLATE, context, "password", message, 401)
-        await clear_account(username)
-        token = await open_session(user, limits.session_ttl_s)
-        cookie = session_cookie(token, limits.session_ttl_s, is_https(request, settings))
+        await succeeded(username, address)
+        ttl_s = settings.admin.session_ttl_s
+        token = await open_session(user, ttl_s)
+        cookie = session_cookie(token, ttl_s, is_https(request, settings))
         return Redirect(path=next_url, status_code=303, cookies=[cookie])
 
     @post("/sign-out", name="admin:sign-out", status_code=303, opt={PUBLIC_OPT: True})

@@ -219,13 +219,16 @@ class AdminSession(Table, tablename="admin_sessions"):
     seen_at = BigInt(default=0)
 
 
-class SignInFailure(Table, tablename="sign_in_failures"):
-    """One refused sign-in, counted per ``key`` (``user:NAME`` or ``addr:IP``). Index (key, at)."""
+class SignInCounter(Table, tablename="sign_in_counters"):
+    """One sign-in counter (``acct:NAME|addr:IP`` or ``addr:IP``): attempts taken, when the
+    next is allowed. Index (migration 0054): ``sign_in_counters_updated_at``."""
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers
 
-    key = Varchar(length=200)
-    at = BigInt(default=0)
+    key = Varchar(length=220, unique=True)
+    attempts = Integer(default=0)
+    next_at = BigInt(default=0)
+    updated_at = BigInt(default=0)
 
 
 class InstanceSecret(Table, tablename="instance_secrets"):
@@ -340,7 +343,7 @@ ALL_TABLES: list[type[Table]] = [
     MediaClaim,
     AdminUser,
     AdminSession,
-    SignInFailure,
+    SignInCounter,
     ModerationAudit,
     PublicChange,
     PublicFacetCount,

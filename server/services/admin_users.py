@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 import time
-from functools import cache
 from typing import Literal, get_args
 
 from msgspec import Struct
 
 from rk.server.db.tables import AdminSession, AdminUser
 from rk.server.errors import ApiError, NotFound
-from rk.server.services.passwords import hash_password, password_problem, verify_password
+from rk.server.services.passwords import matches, new_hash, password_problem
 
 Role = Literal["moderator", "admin"]
 ROLES: tuple[str, ...] = get_args(Role)
@@ -110,7 +109,7 @@ async def create_user(name: str, password: str, role: str = "moderator") -> User
     await AdminUser.insert(
         AdminUser(
             username=name,
-            password_hash=hash_password(password),
+            password_hash=await new_hash(password),
             role=checked_role,
             created_at=now,
             updated_at=now,
@@ -144,7 +143,7 @@ async def set_password(name: str, password: str) -> User:
     check_password(password)
     now = int(time.time())
     await AdminUser.update(
-        {AdminUser.password_hash: hash_password(password), AdminUser.updated_at: now}
+        {AdminUser.password_hash: await new_hash(password), AdminUser.updated_at: now}
     ).where(AdminUser.id == user.id)
     await AdminSession.delete().where(AdminSession.user_id == user.id)
     return user
@@ -182,9 +181,9 @@ async def check_sign_in(name: str, password: str) -> User | None:
         .first()
     )
     if row is None:
-        verify_password(password, _dummy_hash())
+        await matches(password, await _dummy_hash())
         return None
-    if not verify_password(password, str(row["password_hash"])) or row["disabled_at"]:
+    if not await matches(password, str(row["password_hash"])) or row["disabled_at"]:
         return None
     await AdminUser.update({AdminUser.last_login_at: int(time.time())}).where(
         AdminUser.id == row["id"]
@@ -192,6 +191,11 @@ async def check_sign_in(name: str, password: str) -> User | None:
     return _user(row)
 
 
-@cache
-def _dummy_hash() -> str:
-    return hash_password("not a password of anyone")
+_DUMMY: list[str] = []
+
+
+async def _dummy_hash() -> str:
+    """A hash to check unknown names against (made once per process)."""
+    if not _DUMMY:
+        _DUMMY.append(await new_hash("not a password of anyone"))
+    return _DUMMY[0]

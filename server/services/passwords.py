@@ -3,11 +3,13 @@
 Why scrypt and not argon2: it is in ``hashlib`` (no new dependency, no native wheel to
 ship to closed networks) and is memory-hard like argon2. The stored string carries its
 parameters (``scrypt$n$r$p$salt$hash``), so they can be raised later without breaking
-existing hashes.
+existing hashes. The async ``new_hash`` and ``matches`` run scrypt in a worker thread, so
+the event loop goes on serving other requests meanwhile (about 50 ms each).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -50,6 +52,16 @@ def verify_password(password: str, stored: str) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got, expected)
+
+
+async def new_hash(password: str) -> str:
+    """``hash_password`` in a worker thread, off the event loop."""
+    return await asyncio.to_thread(hash_password, password)
+
+
+async def matches(password: str, stored: str) -> bool:
+    """``verify_password`` in a worker thread, off the event loop."""
+    return await asyncio.to_thread(verify_password, password, stored)
 
 
 def password_problem(password: str) -> str:

@@ -28,6 +28,7 @@ from rk.core.uids import brand_uid
 from rk.core.wire import BrandRef, ImageRef, Kind, Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.db.tables import Article, Brand, Image, IngestJob
+from rk.server.proxies import proxy_options
 from tests.support.net import free_port
 
 SECRET = "server-test-secret"
@@ -194,6 +195,7 @@ async def running_backend(settings: Settings, pm: RkPluginManager) -> AsyncItera
         log_level="warning",
         access_log=False,
         lifespan="on",
+        **proxy_options(settings.server),
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
