@@ -4,7 +4,7 @@ Litestar documents each route's success answer and a generic 400. rk's answers a
 richer, and the document says so: the signature scheme on every ``/admin/internal``
 route, the one error body (``{"error": "..."}``) on every 4xx and 503, every status a
 route can answer (401 and 409 for signed routes, 404 where a path addresses something,
-413 for bodies, 422 for values, 503 with ``Retry-After`` when the database or storage is
+413 for bodies, 422 for values, 429 for photo searches over the per-address rate, 503 with ``Retry-After`` when the database or storage is
 down), and the query parameters of the signed upload URL, which its handler reads itself.
 """
 
@@ -31,6 +31,7 @@ from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
 from rk.core.wire import Inbound
 
 SIGNED = "/admin/internal/"
+PHOTO_SEARCH = "/api/search/image"
 ERROR = "ErrorBody"
 SECURITY = {
     "rkTimestamp": SecurityScheme(
@@ -59,6 +60,7 @@ WHY = {
     403: "The upload URL's signature does not match",
     413: "The body is over the size limit",
     422: "A value the backend cannot accept; the error names it",
+    429: "Too many photo searches from one address: retry after Retry-After seconds",
     503: "The database or storage is down: retry after Retry-After seconds",
 }
 SUCCESSES = {("/admin/internal/crawl/tasks", "post"): {204: "No task of this source is waiting"}}
@@ -86,7 +88,7 @@ def _error_schema() -> Schema:
 
 def _error(status: int) -> OpenAPIResponse:
     headers: dict[str, OpenAPIHeader | Reference] | None = None
-    if status == 503:
+    if status in (429, 503):
         retry = OpenAPIHeader(schema=Schema(type=OpenAPIType.INTEGER), description="Seconds")
         headers = {"Retry-After": retry}
     media = OpenAPIMediaType(schema=Reference(ref=f"#/components/schemas/{ERROR}"))
@@ -111,6 +113,8 @@ def statuses(path: str, method: str, op: Operation) -> set[int]:
         found |= {403, 404, 410, 422}
     if path.startswith("/api/"):
         found |= {400, 404, 422}  # 404 also for a filter naming no brand
+    if path == PHOTO_SEARCH:
+        found |= {413, 429}
     return found
 
 
