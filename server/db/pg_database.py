@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -14,6 +15,9 @@ from rk.server.db.dsn import asyncpg_dsn
 
 LOST = (asyncpg.InterfaceError, asyncpg.PostgresConnectionError, OSError)
 """What a connection that an outage took raises when it is used."""
+RELISTEN_FIRST_S = 0.2
+RELISTEN_MAX_S = 5.0
+"""Backoff between attempts to listen again after an outage took the listening connection."""
 
 
 def changed(status: str) -> int:
@@ -67,6 +71,7 @@ class PgDatabase(TaskTransactions[PgConnection]):
         self.pool_size = pool.get_max_size()
         self._pool: asyncpg.Pool | None = pool
         self._listening: list[tuple[Any, str, Callable[..., None]]] = []
+        self._resubscribing: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def open(cls, dsn: str, pool_size: int) -> PgDatabase:
@@ -140,22 +145,56 @@ class PgDatabase(TaskTransactions[PgConnection]):
         """Call ``callback()`` on each ``NOTIFY channel``; False if the pool cannot spare it.
 
         The listening connection is one of the pool's, held until ``close`` (so the process
-        still holds at most ``pool_size``); a pool of one keeps its connection for work.
+        still holds at most ``pool_size``); a pool of one keeps its connection for work. A
+        connection an outage takes is replaced as soon as the server answers again, and
+        ``callback()`` runs then, for what was notified while nobody listened.
         """
         if self.pool_size < 2:
             return False
+        await self._subscribe(channel, callback)
+        return True
+
+    async def _subscribe(self, channel: str, callback: Callable[[], None]) -> None:
+        """Hold a pooled connection that listens on ``channel``; re-subscribe when it is lost."""
         conn = await self.pool.acquire()
 
         def heard(*_: object) -> None:
             callback()
 
+        def lost(*_: object) -> None:
+            if self._pool is None or (conn, channel, heard) not in self._listening:
+                return
+            self._listening.remove((conn, channel, heard))
+            task = asyncio.get_running_loop().create_task(
+                self._resubscribe(conn, channel, callback)
+            )
+            self._resubscribing.add(task)
+            task.add_done_callback(self._resubscribing.discard)
+
         await conn.add_listener(channel, heard)
+        conn.add_termination_listener(lost)
         self._listening.append((conn, channel, heard))
-        return True
+
+    async def _resubscribe(self, old: Any, channel: str, callback: Callable[[], None]) -> None:
+        """Listen again once the server is back (retrying with a capped backoff), then wake."""
+        with contextlib.suppress(*LOST):
+            await self.pool.release(old)
+        delay = RELISTEN_FIRST_S
+        while self._pool is not None:
+            try:
+                await self._subscribe(channel, callback)
+            except (*LOST, asyncpg.PostgresError, TimeoutError):
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RELISTEN_MAX_S)
+                continue
+            callback()
+            return
 
     async def close(self) -> None:
         """Stop listening and close the pool. A listening connection that an outage took
         (asyncpg has already released it to the pool) has no listener left to remove."""
+        for task in list(self._resubscribing):
+            task.cancel()
         for conn, channel, heard in self._listening:
             with contextlib.suppress(*LOST):
                 await conn.remove_listener(channel, heard)
