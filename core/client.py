@@ -1,4 +1,4 @@
-"""BackendClient: the spider side of the signed spider ⇄ backend protocol (DESIGN.md).
+"""BackendClient: the spider side of the signed spider ⇄ backend protocol (docs/api.md).
 
 Given the ingest endpoint ``…/admin/internal/ingest`` it derives every other endpoint,
 signs each request with ``rk.core.signing`` (the signed path includes ``?query``), and
