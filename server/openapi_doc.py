@@ -4,8 +4,9 @@ Litestar documents each route's success answer and a generic 400. rk's answers a
 richer, and the document says so: the signature scheme on every ``/admin/internal``
 route, the one error body (``{"error": "..."}``) on every 4xx and 503, every status a
 route can answer (401 and 409 for signed routes, 404 where a path addresses something,
-413 for bodies, 422 for values, 429 for photo searches over the per-address rate, 503 with ``Retry-After`` when the database or storage is
-down), and the query parameters of the signed upload URL, which its handler reads itself.
+413 for bodies, 422 for values, 429 for photo searches over the per-address rate, 503
+with ``Retry-After`` when the database or storage is down), and the query parameters of
+the signed upload URL, which its handler reads itself.
 """
 
 from __future__ import annotations
