@@ -29,6 +29,7 @@ from rk.server.db.migrate import migrate_database
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
 from rk.server.openapi_doc import complete_openapi
+from rk.server.ops_access import OpsAccess
 from rk.server.outage import OutageLog, pool_retries_folded
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue, wall_clock
@@ -168,11 +169,13 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
                 settings.search.photo_concurrency, settings.search.photo_uploads_per_minute
             ),
             "security_headers": SecurityHeaders(settings),
+            "ops_access": OpsAccess(settings.server),
             "clock": wall_clock,
         }
     )
     remember_secret(state.secrets.ingest)
     remember_secret(state.secrets.media)
+    remember_secret(settings.server.ops_token)
     app = Litestar(
         route_handlers=all_routes(settings, state.secrets.media),
         dependencies=dependencies(),
