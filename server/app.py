@@ -22,6 +22,7 @@ from rk.core.config import Settings
 from rk.core.plugins import get_plugin_manager
 from rk.core.redact import remember_secret
 from rk.core.storage import StorageContext, open_storage
+from rk.server.capacity import refuse_over_capacity
 from rk.server.control_paths import refuse_control_paths
 from rk.server.db.database import default_pool_size
 from rk.server.db.engine import close, connect, redact_dsn
@@ -189,5 +190,5 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         logging_config=None,
     )
     complete_openapi(app)
-    app.asgi_handler = refuse_control_paths(app.asgi_handler)
+    app.asgi_handler = refuse_over_capacity(refuse_control_paths(app.asgi_handler))
     return app
