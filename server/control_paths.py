@@ -40,7 +40,10 @@ _END: HTTPResponseBodyEvent = {"type": "http.response.body", "body": _BODY, "mor
 
 
 def has_control(path: str) -> bool:
-    """Whether the decoded ``path`` holds a C0, DEL or C1 character."""
+    """Whether the decoded ``path`` holds a C0, DEL or C1 character (printable ASCII, the
+    common path, is passed on two string methods without the regex)."""
+    if path.isascii() and path.isprintable():
+        return False
     return CONTROL.search(path) is not None
 
 
