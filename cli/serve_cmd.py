@@ -96,6 +96,7 @@ def serve_backend(
 
     from rk.core.plugins import get_plugin_manager
     from rk.server.app import create_app
+    from rk.server.capacity import backstop
     from rk.server.proxies import proxy_options
     from rk.server.secrets import resolve_secrets
     from rk.server.slow_clients import timed_protocol
@@ -119,9 +120,9 @@ def serve_backend(
             log_config=None,
             lifespan="on",
             timeout_graceful_shutdown=30,
-            http=timed_protocol(settings.server.header_timeout_s),
+            http=timed_protocol(settings.server.header_timeout_s, settings.server.max_connections),
             timeout_keep_alive=settings.server.keep_alive_s,
-            limit_concurrency=settings.server.max_connections,
+            limit_concurrency=backstop(settings.server.max_connections),
             **proxy_options(settings.server),
         )
     )

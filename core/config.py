@@ -31,6 +31,14 @@ class Section(Struct, kw_only=True, forbid_unknown_fields=True):
     """Base of every settings section: unknown keys are errors, not silently ignored."""
 
 
+LOOPBACK = ("127.0.0.1/32", "::1/128")
+"""``server.ops_allow``'s default: this machine only."""
+OPS_TOKEN_MIN = 16
+"""The shortest ``server.ops_token`` accepted: a bearer token is only as good as its length."""
+OPS_TOKEN = re.compile(rf"[!-~]{{{OPS_TOKEN_MIN},}}")
+"""Printable ASCII without spaces: what fits in an ``Authorization`` header as it is."""
+
+
 class ServerSettings(Section):
     """The backend HTTP server. Slow clients are bounded: a request head must arrive within
     ``header_timeout_s`` of the connection opening (or of the previous answer), its body
@@ -51,17 +59,31 @@ class ServerSettings(Section):
     max_connections: Annotated[int, Meta(ge=1)] = 1000
     trusted_proxies: list[str] = []
     """Peers whose ``X-Forwarded-For`` names the client (empty: none, the peer is the client)."""
+    ops_allow: list[str] = msgspec.field(default_factory=lambda: list(LOOPBACK))
+    """Clients (IPs or CIDR networks) that may read ``/metrics`` and ``/readyz``'s detail."""
+    ops_token: str = ""
+    """A bearer token that opens ``/metrics`` and ``/readyz``'s detail from any address."""
 
     def __post_init__(self) -> None:
-        """Refuse a trusted proxy that is not an IP address or CIDR network."""
-        for entry in self.trusted_proxies:
-            try:
-                ipaddress.ip_network(entry, strict=False)
-            except ValueError:
-                raise ValueError(
-                    f"trusted_proxies: {entry!r} is not an IP address or CIDR network"
-                    " (10.0.0.5, 10.0.0.0/8, ::1)"
-                ) from None
+        """Refuse an address that is not an IP or CIDR network, and a guessable ops token."""
+        _check_networks("trusted_proxies", self.trusted_proxies)
+        _check_networks("ops_allow", self.ops_allow)
+        if self.ops_token and not OPS_TOKEN.fullmatch(self.ops_token):
+            raise ValueError(
+                f"ops_token: at least {OPS_TOKEN_MIN} printable ASCII characters without spaces"
+                " (openssl rand -hex 32)"
+            )
+
+
+def _check_networks(key: str, entries: list[str]) -> None:
+    """Refuse an entry of ``key`` that is not an IP address or CIDR network."""
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"{key}: {entry!r} is not an IP address or CIDR network (10.0.0.5, 10.0.0.0/8, ::1)"
+            ) from None
 
 
 class IngestSettings(Section):
@@ -234,7 +256,7 @@ SECTIONS = {
     for name, typ in Settings.__annotations__.items()
     if isinstance(typ, str) and typ.endswith("Settings")
 }
-SECRET_KEYS = {"secret", "password"}
+SECRET_KEYS = {"secret", "password", "ops_token"}
 ConfigSource = Literal["--config", "RK_CONFIG", "./config.yml", "embedded default"]
 
 

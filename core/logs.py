@@ -4,7 +4,9 @@ Ids that matter for a line (``request_id`` of the HTTP request being served, or 
 ``task``/``job`` a worker holds) live in a context variable set with ``log_ids``; every
 line written while they are set carries them, in both formats. Every line goes through
 ``rk.core.redact.redact`` on its way out, so no secret, DSN password or URL signature
-reaches the log.
+reaches the log. The text format escapes control characters in the message
+(``escape_controls``), so a value a client chose (a path with ``%0a``) can never start a
+line of its own.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -23,6 +26,9 @@ from rk.core.redact import redact
 LogFormat = Literal["text", "json"]
 HANDLER_NAME = "rk-stderr"
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""C0, DEL, C1 and the Unicode line and paragraph separators: all break or hide a line."""
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _ids: ContextVar[Mapping[str, str | int] | None] = ContextVar("rk_log_ids", default=None)
 
 
@@ -41,11 +47,28 @@ def current_log_ids() -> Mapping[str, str | int]:
     return _ids.get() or {}
 
 
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character written as an escape (``\\n``, ``\\x00``)."""
+    return CONTROLS.sub(_escaped, text)
+
+
 class TextFormatter(logging.Formatter):
-    """``time LEVEL logger: message key=value…`` with secrets masked."""
+    """``time LEVEL logger: message key=value…`` with secrets masked, one line per message
+    (a traceback still follows on its own lines)."""
 
     def __init__(self) -> None:
         super().__init__(TEXT_FORMAT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        """The line with control characters in the message escaped."""
+        record.message = escape_controls(record.message)
+        return super().formatMessage(record)
 
     def format(self, record: logging.LogRecord) -> str:
         """The classic line plus the context ids, redacted."""

@@ -22,12 +22,15 @@ from rk.core.config import Settings
 from rk.core.plugins import get_plugin_manager
 from rk.core.redact import remember_secret
 from rk.core.storage import StorageContext, open_storage
+from rk.server.capacity import refuse_over_capacity
+from rk.server.control_paths import refuse_control_paths
 from rk.server.db.database import default_pool_size
 from rk.server.db.engine import close, connect, redact_dsn
 from rk.server.db.migrate import migrate_database
 from rk.server.deps import dependencies
 from rk.server.errors import exception_handlers
 from rk.server.openapi_doc import complete_openapi
+from rk.server.ops_access import OpsAccess
 from rk.server.outage import OutageLog, pool_retries_folded
 from rk.server.public.schema_page import openapi_config
 from rk.server.queues.engine import JobQueue, wall_clock
@@ -167,11 +170,13 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
                 settings.search.photo_concurrency, settings.search.photo_uploads_per_minute
             ),
             "security_headers": SecurityHeaders(settings),
+            "ops_access": OpsAccess(settings.server),
             "clock": wall_clock,
         }
     )
     remember_secret(state.secrets.ingest)
     remember_secret(state.secrets.media)
+    remember_secret(settings.server.ops_token)
     app = Litestar(
         route_handlers=all_routes(settings, state.secrets.media),
         dependencies=dependencies(),
@@ -185,4 +190,5 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         logging_config=None,
     )
     complete_openapi(app)
+    app.asgi_handler = refuse_over_capacity(refuse_control_paths(app.asgi_handler))
     return app

@@ -51,7 +51,19 @@ SECURITY = {
             " is sent. Each signature is accepted once: a replay is a 409. See docs/api.md."
         ),
     ),
+    "opsToken": SecurityScheme(
+        type="http",
+        scheme="bearer",
+        description=(
+            "server.ops_token: opens /metrics and the checks of /readyz from any address;"
+            " clients in server.ops_allow (loopback by default) need none."
+        ),
+    ),
 }
+OPS = ("/metrics", "/readyz")
+"""Routes whose detail only ``server.ops_allow`` clients or the ops token see."""
+WHY_AT = {("/metrics", 403): "The client is outside server.ops_allow and sent no valid ops token"}
+"""A status whose reason on this path is not the one in ``WHY``."""
 WHY = {
     400: "Malformed request (JSON that does not parse, a parameter of the wrong type)",
     401: "Missing, malformed, stale or wrong signature",
@@ -87,14 +99,16 @@ def _error_schema() -> Schema:
     )
 
 
-def _error(status: int) -> OpenAPIResponse:
+def _error(status: int, path: str) -> OpenAPIResponse:
     headers: dict[str, OpenAPIHeader | Reference] | None = None
     if status in (429, 503):
         retry = OpenAPIHeader(schema=Schema(type=OpenAPIType.INTEGER), description="Seconds")
         headers = {"Retry-After": retry}
     media = OpenAPIMediaType(schema=Reference(ref=f"#/components/schemas/{ERROR}"))
     return OpenAPIResponse(
-        description=WHY[status], content={"application/json": media}, headers=headers
+        description=WHY_AT.get((path, status), WHY[status]),
+        content={"application/json": media},
+        headers=headers,
     )
 
 
@@ -116,18 +130,22 @@ def statuses(path: str, method: str, op: Operation) -> set[int]:
         found |= {400, 404, 422}  # 404 also for a filter naming no brand
     if path == PHOTO_SEARCH:
         found |= {413, 429}
+    if path == "/metrics":
+        found.add(403)
     return found
 
 
 def _complete(path: str, method: str, op: Operation) -> None:
     responses = op.responses if op.responses is not None else {}
     for status in statuses(path, method, op):
-        responses[str(status)] = _error(status)
+        responses[str(status)] = _error(status, path)
     for status, why in SUCCESSES.get((path, method), {}).items():
         responses[str(status)] = OpenAPIResponse(description=why)
     op.responses = responses
     if path.startswith(SIGNED):
         op.security = [{"rkTimestamp": [], "rkSignature": []}]
+    if path in OPS:
+        op.security = [{}, {"opsToken": []}]
     if path.startswith("/media/upload/"):
         names = {p.name for p in op.parameters or [] if isinstance(p, Parameter)}
         extra = [

@@ -65,6 +65,11 @@ class HttpMetrics:
             ["route", "method", "status"],
             registry=self.registry,
         )
+        self.over_capacity = Counter(
+            "rk_http_over_capacity",
+            "Requests answered 503 because the process was at server.max_connections.",
+            registry=self.registry,
+        )
         ProcessCollector(registry=self.registry)
         info = Gauge(
             "rk_backend_info", "This backend process.", ["version", "pid"], registry=self.registry

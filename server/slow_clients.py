@@ -6,6 +6,7 @@ head and stalls, or a head and then a trickle of body, is held for ever. Here:
 - ``timed_protocol`` is uvicorn's httptools protocol with a head timer: a request head must
   be complete ``server.header_timeout_s`` after the connection opened or the previous answer
   was sent, else the connection is closed (nothing is answered: there is no request yet);
+- the same protocol marks requests past ``server.max_connections`` (``rk.server.capacity``);
 - ``body_deadline`` is an ASGI middleware: the whole body must arrive within
   ``server.body_timeout_s`` of the head, else the request is answered 408 and the connection
   closed.
@@ -21,6 +22,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from rk.server.capacity import CappedProtocol
 from rk.server.errors import ApiError
 
 log = logging.getLogger("rk.server.request")
@@ -76,9 +78,11 @@ class _TimedHead(HttpToolsProtocol):
         super().connection_lost(exc)
 
 
-def timed_protocol(header_timeout_s: float) -> type[HttpToolsProtocol]:
-    """The protocol class for ``uvicorn.Config(http=…)`` with this head timeout."""
-    return type("TimedHeadProtocol", (_TimedHead,), {"header_timeout_s": header_timeout_s})
+def timed_protocol(header_timeout_s: float, max_connections: int) -> type[HttpToolsProtocol]:
+    """The protocol class for ``uvicorn.Config(http=…)`` with this head timeout, marking
+    requests past ``max_connections`` for rk's JSON 503 (``rk.server.capacity``)."""
+    fields = {"header_timeout_s": header_timeout_s, "max_connections": max_connections}
+    return type("TimedHeadProtocol", (_TimedHead, CappedProtocol), fields)
 
 
 def body_deadline(app: ASGIApp) -> ASGIApp:

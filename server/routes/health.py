@@ -1,13 +1,22 @@
-"""Operations endpoints: ``/healthz`` (alive), ``/readyz`` (able to serve), ``/metrics``."""
+"""Operations endpoints: ``/healthz`` (alive), ``/readyz`` (able to serve), ``/metrics``.
+
+``/metrics`` and ``/readyz``'s checks answer only clients ``rk.server.ops_access`` allows;
+others get a 403 from ``/metrics`` and ``/readyz``'s status code with its bare status (a
+load balancer needs no more).
+"""
 
 from __future__ import annotations
 
-from litestar import Controller, Response, get
+from typing import Any
+
+from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import ResponseSpec
 from msgspec import Struct
 from prometheus_client import CollectorRegistry, generate_latest
 
+from rk.server.errors import ApiError
+from rk.server.ops_access import OpsAccess
 from rk.server.services.archive_metrics import ArchiveMetrics
 from rk.server.services.readiness import readiness
 
@@ -21,16 +30,35 @@ class Health(Struct, frozen=True, kw_only=True):
     status: str
 
 
-class Ready(Struct, frozen=True, kw_only=True):
-    """Answer of ``/readyz``: ``checks`` maps each part to ``ok`` or what is wrong."""
+class Ready(Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Answer of ``/readyz``: ``checks`` maps each part to ``ok`` or what is wrong, and
+    ``error`` names the failing parts; a client outside ``server.ops_allow`` gets ``status``
+    alone."""
 
     status: str
-    checks: dict[str, str]
+    checks: dict[str, str] | None = None
     error: str | None = None
 
 
+class OpsRefused(ApiError):
+    """``/metrics`` asked by a client outside ``server.ops_allow`` without the ops token."""
+
+    status_code = 403
+
+    def __init__(self) -> None:
+        super().__init__(
+            "forbidden: /metrics answers server.ops_allow addresses"
+            " or Authorization: Bearer <server.ops_token>"
+        )
+
+
+def _ops(request: Request[Any, Any, Any]) -> bool:
+    access: OpsAccess = request.app.state.ops_access
+    return access.allows(request.scope)
+
+
 class HealthController(Controller):
-    """Liveness, readiness and Prometheus metrics (no authentication: nothing secret)."""
+    """Liveness, readiness and Prometheus metrics; the detail only for ``server.ops_allow``."""
 
     path = "/"
     tags = ("operations",)
@@ -46,18 +74,23 @@ class HealthController(Controller):
         summary="Database, migrations and storage all reachable and current",
         responses={503: ResponseSpec(Ready, description="A part is down; `error` names it")},
     )
-    async def readyz(self, state: State) -> Response[Ready]:
-        """200 when every part is ok; 503 naming each failing part otherwise."""
+    async def readyz(self, state: State, request: Request[Any, Any, Any]) -> Response[Ready]:
+        """200 when every part is ok; 503 naming each failing part otherwise (the status alone
+        for a client outside ``server.ops_allow``)."""
         checks = await readiness(state.storage)
         bad = [f"{part}: {state_}" for part, state_ in checks.items() if state_ != "ok"]
-        if not bad:
-            return Response(Ready(status="ready", checks=checks))
-        body = Ready(status="not ready", checks=checks, error="not ready: " + "; ".join(bad))
-        return Response(body, status_code=503)
+        status_code = 503 if bad else 200
+        status = "not ready" if bad else "ready"
+        if not _ops(request):
+            return Response(Ready(status=status), status_code=status_code)
+        error = "not ready: " + "; ".join(bad) if bad else None
+        return Response(Ready(status=status, checks=checks, error=error), status_code=status_code)
 
     @get("/metrics", summary="Prometheus metrics", media_type=EXPOSITION)
-    async def metrics(self, state: State) -> Response[bytes]:
+    async def metrics(self, state: State, request: Request[Any, Any, Any]) -> Response[bytes]:
         """This process's metrics, then the archive-wide ones read from the database."""
+        if not _ops(request):
+            raise OpsRefused
         runtime = getattr(state, "embed_runtime", None)
         embedder = getattr(runtime, "embedder", None)
         model = embedder.model_id if embedder is not None else None

@@ -2,7 +2,8 @@
 one that drops its body half-way is a 499 (logged and counted as such, never a 500, and out
 of the latency histogram); a signed route without its signature headers is a 401 before any
 body is sent; a request head or body that stalls is cut off after its timeout; connections
-past ``server.max_connections`` get 503."""
+past ``server.max_connections`` get rk's JSON 503 with
+Retry-After (not uvicorn's plain-text one)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ import httpx
 import msgspec
 
 from rk.core.signing import signed_headers
+from rk.server.capacity import MESSAGE, RETRY_AFTER_S
 from tests.integration.server.helpers import INGEST, SECRET, UPLOAD_URL, show
 from tests.integration.server.test_operations import Samples, samples
-from tests.integration.spider.procs import Backend
+from tests.integration.spider.procs import Backend, eventually
 
 HISTOGRAM = "rk_http_request_duration_seconds_count"
 CLOSED = "rk_http_client_closed_total"
@@ -137,16 +139,35 @@ async def test_stalled_heads_are_closed_and_stalled_bodies_answered_408(
     assert "Traceback" not in site.log()
 
 
-async def test_connections_past_the_cap_get_503(tmp_path: Path, sqlite_dsn: str) -> None:
+async def test_connections_past_the_cap_get_a_json_503_with_retry_after(
+    tmp_path: Path, sqlite_dsn: str
+) -> None:
     site = backend(tmp_path, sqlite_dsn, max_connections=3)
     try:
         held = [await asyncio.open_connection("127.0.0.1", site.port) for _ in range(3)]
-        reader, writer = await asyncio.open_connection("127.0.0.1", site.port)
-        writer.write(head("GET", "/healthz", {}))
-        await writer.drain()
-        status, _, _ = await answer_of(reader)
-        assert status == 503
-        for _, idle in [*held, (reader, writer)]:
+        for path in ("/healthz", "/api/shows", "/no/such/page"):
+            reader, writer = await asyncio.open_connection("127.0.0.1", site.port)
+            writer.write(head("GET", path, {}))
+            await writer.drain()
+            status, headers, body = await answer_of(reader)
+            assert status == 503, path
+            assert json.loads(body) == {"error": MESSAGE}
+            assert headers["content-type"] == "application/json"
+            assert headers["retry-after"] == str(RETRY_AFTER_S)
+            assert headers["connection"] == "close"
+            assert headers["x-content-type-options"] == "nosniff"
+            assert await asyncio.wait_for(reader.read(), 30) == b""
+            writer.close()
+        for _, idle in held:
             idle.close()
+        async with httpx.AsyncClient(base_url=site.url, timeout=30) as client:
+
+            async def served() -> bool:
+                return (await client.get("/healthz")).status_code == 200
+
+            await eventually(served, "a request served once the held connections closed")
+        assert counted(await metrics(site), "rk_http_over_capacity_total") == 3
+        await site.wait_for("GET over capacity -> 503")
     finally:
         site.stop()
+    assert "Exceeded concurrency limit" not in site.log()

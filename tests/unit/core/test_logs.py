@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from rk.core.logs import JsonFormatter, TextFormatter, log_ids
+from rk.core.logs import JsonFormatter, TextFormatter, escape_controls, log_ids
 from rk.core.redact import public_message, redact, remember_secret
 
 
@@ -20,6 +20,47 @@ def test_text_line_carries_context_ids() -> None:
         line = TextFormatter().format(record("job %d done", 7))
     assert line.endswith("INFO rk.test: job 7 done [request_id=ab12 job=7]")
     assert "[" not in TextFormatter().format(record("outside"))
+
+
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [
+        ("a\nb", "a\\nb"),
+        ("a\r\nb\tc", "a\\r\\nb\\tc"),
+        ("a\x00b\x1b[31m", "a\\x00b\\x1b[31m"),
+        ("del\x7f nel\x85 csi\x9b", "del\\x7f nel\\x85 csi\\x9b"),
+        ("line\u2028sep\u2029", "line\\u2028sep\\u2029"),
+        ("Dries Van Noten — é, 100 %", "Dries Van Noten — é, 100 %"),
+    ],
+)
+def test_escape_controls(text: str, escaped: str) -> None:
+    assert escape_controls(text) == escaped
+
+
+def test_a_message_with_control_characters_stays_on_one_line() -> None:
+    forged = "/static/\nFAKE 2026-01-01 00:00:00,000 INFO rk.server: signed in as admin\r\x00"
+    with log_ids(request_id="ab12"):
+        line = TextFormatter().format(record("GET %s -> 404", forged))
+    assert "\n" not in line
+    assert "\r" not in line
+    assert "\x00" not in line
+    assert line.endswith(
+        "INFO rk.test: GET /static/\\nFAKE 2026-01-01 00:00:00,000 INFO rk.server: signed in as"
+        " admin\\r\\x00 -> 404 [request_id=ab12]"
+    )
+
+
+def test_a_traceback_still_follows_on_its_own_lines() -> None:
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        import sys
+
+        rec = logging.LogRecord("rk", logging.ERROR, __file__, 1, "bad\npath", (), sys.exc_info())
+    head, _, rest = TextFormatter().format(rec).partition("\n")
+    assert head.endswith("ERROR rk: bad\\npath")
+    assert rest.startswith("Traceback")
+    assert rest.endswith("ValueError: boom")
 
 
 def test_json_line_is_one_object_with_ids() -> None:
