@@ -91,9 +91,10 @@ def check_role(role: str) -> Role:
     return "admin" if role == "admin" else "moderator"
 
 
-def check_password(password: str) -> str:
-    """``password`` if long enough and not absurdly long, else UserInputError."""
-    problem = password_problem(password)
+def check_password(password: str, username: str) -> str:
+    """``password`` if ``username`` may use it (``passwords.password_problem``), else
+    UserInputError."""
+    problem = password_problem(password, username)
     if problem:
         raise UserInputError(problem, "password")
     return password
@@ -102,7 +103,7 @@ def check_password(password: str) -> str:
 async def create_user(name: str, password: str, role: str = "moderator") -> User:
     """A new account; UserInputError for a taken name or a bad password or role."""
     name, checked_role = check_name(name), check_role(role)
-    check_password(password)
+    check_password(password, name)
     if await AdminUser.exists().where(AdminUser.username == name):
         raise UserInputError(f"a user named {name!r} already exists", "username")
     now = int(time.time())
@@ -140,7 +141,7 @@ async def list_users() -> list[User]:
 async def set_password(name: str, password: str) -> User:
     """Replace the password; the account's other sessions end."""
     user = await get_user(name)
-    check_password(password)
+    check_password(password, user.username)
     now = int(time.time())
     await AdminUser.update(
         {AdminUser.password_hash: await new_hash(password), AdminUser.updated_at: now}
