@@ -64,6 +64,7 @@ def csrf_config(settings: Settings, secret: str) -> CSRFConfig:
 
 def admin_router(settings: Settings, secret: str) -> Router:
     """The console's router, for ``routes.all_routes``."""
+    from rk.server.admin.account import AccountPage
     from rk.server.admin.articles import ArticlePages
     from rk.server.admin.brands import BrandPages
     from rk.server.admin.crawl import CrawlPages
@@ -84,6 +85,7 @@ def admin_router(settings: Settings, secret: str) -> Router:
             JobPages,
             UserPages,
             AuditPage,
+            AccountPage,
             ConsoleMedia,
         ],
         guards=[signed_in],

@@ -1,8 +1,10 @@
 """Console sessions, stored in the database so they survive restarts and span processes.
 
 The browser holds a random token; the database holds only its sha256, so a leaked
-database row cannot be replayed as a cookie. A session ends at sign-out, at
-``admin.session_ttl_s`` after it started, or when its account is disabled.
+database row cannot be replayed as a cookie. Every sign-in opens a new session and ends the
+one the browser brought along (no session fixation). A session ends at sign-out, at
+``admin.session_ttl_s`` after it started, when its account is disabled or its password
+changed.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-async def open_session(user: User, ttl_s: int) -> str:
-    """A new session for ``user``; the token to put in the cookie."""
+async def open_session(user: User, ttl_s: int, replacing: str = "") -> str:
+    """A new session for ``user``, ending the session of ``replacing`` (the browser's old
+    cookie, whoever's it was); the token to put in the cookie."""
     token = secrets.token_urlsafe(32)
     now = int(time.time())
+    await close_session(replacing)
     await AdminSession.insert(
         AdminSession(
             token_hash=token_hash(token),

@@ -1,7 +1,7 @@
 """Console accounts: create, list, change password or role, disable; check a sign-in.
 
 A moderator reviews articles; an admin also runs crawls, brands, jobs and users.
-Disabling an account also ends its sessions.
+Disabling an account or changing its password ends all of its sessions.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ async def list_users() -> list[User]:
 
 
 async def set_password(name: str, password: str) -> User:
-    """Replace the password; the account's other sessions end."""
+    """Replace the password; every session of the account ends."""
     user = await get_user(name)
     check_password(password, user.username)
     now = int(time.time())
@@ -148,6 +148,14 @@ async def set_password(name: str, password: str) -> User:
     ).where(AdminUser.id == user.id)
     await AdminSession.delete().where(AdminSession.user_id == user.id)
     return user
+
+
+async def change_own_password(user: User, current: str, new: str) -> User:
+    """``set_password`` for the account's own user, who must give the current password."""
+    row = await AdminUser.select(AdminUser.password_hash).where(AdminUser.id == user.id).first()
+    if row is None or not await matches(current, str(row["password_hash"])):
+        raise UserInputError("that is not your current password", "current")
+    return await set_password(user.username, new)
 
 
 async def set_role(name: str, role: str) -> User:
