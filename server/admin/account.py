@@ -45,7 +45,7 @@ class AccountPage(Controller):
         except UserInputError as exc:
             return field_error(request, TEMPLATE, {}, FieldError(exc.field, exc))
         ttl_s = settings.admin.session_ttl_s
-        token = await open_session(me, ttl_s)
+        token = await open_session(me, ttl_s, settings.admin.session_idle_s)
         secure = is_https(request, settings)
         message = "Password changed; your other sessions ended."
         answer = redirect_with("/admin/account", message, secure=secure)

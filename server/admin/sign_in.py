@@ -98,7 +98,8 @@ class SignInController(Controller):
             return form_error(request, TEMPLATE, context, "password", message, 401)
         await succeeded(username, address)
         ttl_s = settings.admin.session_ttl_s
-        token = await open_session(user, ttl_s, request.cookies.get(SESSION_COOKIE, ""))
+        old_cookie = request.cookies.get(SESSION_COOKIE, "")
+        token = await open_session(user, ttl_s, settings.admin.session_idle_s, old_cookie)
         cookie = session_cookie(token, ttl_s, is_https(request, settings))
         return Redirect(path=next_url, status_code=303, cookies=[cookie])
 

@@ -1,15 +1,19 @@
-"""Console sessions: a new one at each sign-in (no fixation), password changes end them."""
+"""Console sessions: a new one at each sign-in (no fixation), password changes end them,
+idle ones end."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 
+from rk.core.plugins import RkPluginManager
 from rk.server.db.tables import AdminSession
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of, post_form, sign_in
-from tests.integration.server.helpers import Backend
+from tests.integration.server.helpers import Backend, backend_settings, running_backend
 
 NEW_PASSWORD = "a brand new passphrase"
 
@@ -122,3 +126,34 @@ async def test_an_admin_setting_a_password_ends_that_accounts_sessions(console: 
         assert not await signed_in(moderator)
         assert await signed_in(console.client)
         assert (await sign_in(moderator, "mo", NEW_PASSWORD)).status_code == 303
+
+
+async def seen_at() -> int:
+    """The one session's last recorded use."""
+    row = await AdminSession.select(AdminSession.seen_at).first()
+    assert row is not None
+    return int(row["seen_at"])
+
+
+async def test_an_idle_session_ends_and_use_is_written_once_a_minute(
+    tmp_path: Path, plugin_manager: RkPluginManager, any_dsn: str
+) -> None:
+    settings = backend_settings(tmp_path, database=any_dsn)
+    settings.admin.session_idle_s = 120
+    async with running_backend(settings, plugin_manager) as b:
+        await account("ada")
+        await sign_in(b.client, "ada")
+        recent = int(time.time()) - 30
+        await AdminSession.update({AdminSession.seen_at: recent}).where(AdminSession.id > 0)
+        assert await signed_in(b.client)
+        assert await seen_at() == recent  # used within the minute: nothing written
+        stale = int(time.time()) - 90
+        await AdminSession.update({AdminSession.seen_at: stale}).where(AdminSession.id > 0)
+        assert await signed_in(b.client)
+        assert await seen_at() > stale  # used after a minute: written, so still live
+        idle = int(time.time()) - 121
+        await AdminSession.update({AdminSession.seen_at: idle}).where(AdminSession.id > 0)
+        assert not await signed_in(b.client)
+        async with browser(b) as other:
+            assert (await sign_in(other, "ada")).status_code == 303
+        assert await AdminSession.count() == 1  # the idle one was swept at that sign-in
