@@ -157,3 +157,29 @@ async def test_an_idle_session_ends_and_use_is_written_once_a_minute(
         async with browser(b) as other:
             assert (await sign_in(other, "ada")).status_code == 303
         assert await AdminSession.count() == 1  # the idle one was swept at that sign-in
+
+
+async def sign_out(client: httpx.AsyncClient, token: str) -> int:
+    """Post the sign-out form with ``token``; the status."""
+    answer = await client.post("/admin/sign-out", data={"_csrf_token": token}, headers=HTML)
+    return answer.status_code
+
+
+async def test_a_csrf_token_only_works_in_its_own_session(console: Backend) -> None:
+    await account("ada")
+    async with browser(console) as other:
+        early = csrf_of(await other.get("/admin/sign-in", headers=HTML))
+        await sign_in(console.client, "ada")
+        await sign_in(other, "ada")
+        theirs = csrf_of(await console.client.get("/admin", headers=HTML))
+        assert await sign_out(other, theirs) == 403
+        other.cookies.set("rk_csrf", console.client.cookies["rk_csrf"])  # even with its cookie
+        assert await sign_out(other, theirs) == 403
+        assert await sign_out(other, early) == 403  # from before the sign-in that rotated it
+        header = {**HTML, "x-csrf-token": theirs}
+        assert (await other.post("/admin/sign-out", headers=header)).status_code == 403
+        assert await signed_in(other)
+        own = csrf_of(await other.get("/admin", headers=HTML))
+        assert await sign_out(other, own) == 303
+        assert not await signed_in(other)
+        assert await signed_in(console.client)
