@@ -1,7 +1,8 @@
 """``rk admin create-user|users|set-password|set-role|disable|enable``: console accounts.
 
 Passwords are prompted twice (hidden), or read from stdin with ``--password-stdin`` (one
-line) for scripts. A bad name, role or password is one line on stderr and exit code 2.
+line) for scripts. A bad name, role or password (too short or long, one of the 10,000 most
+common, the user name) is one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -23,15 +24,15 @@ StdinOption = Annotated[
 ]
 
 
-def read_password(from_stdin: bool) -> str:
-    """The new password: stdin's first line, or prompted twice; exit 2 when unusable."""
+def read_password(from_stdin: bool, name: str) -> str:
+    """``name``'s new password: stdin's first line, or prompted twice; exit 2 when unusable."""
     from rk.server.services.passwords import password_problem
 
     if from_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
-    problem = password_problem(password)
+    problem = password_problem(password, name)
     if problem:
         fail(problem)
     return password
@@ -63,7 +64,7 @@ def create_user(
         check_role(role)
     except RkError as exc:
         fail(str(exc))
-    password = read_password(password_stdin)
+    password = read_password(password_stdin, name)
     settings = settings_from(config, data_dir)
     user = run_with_db(settings, lambda: create(name, password, role))
     typer.echo(f"created {user.role} {user.username} (id {user.id})")
@@ -96,7 +97,7 @@ def set_password(
     from rk.server.services.admin_users import set_password as change
 
     _check_name(name)
-    password = read_password(password_stdin)
+    password = read_password(password_stdin, name)
     settings = settings_from(config, data_dir)
     user = run_with_db(settings, lambda: change(name, password))
     typer.echo(f"password changed for {user.username}; signed out everywhere")

@@ -176,14 +176,17 @@ class QueueSettings(Section):
 
 
 class AdminSettings(Section):
-    """The moderation console: sessions, sign-in rate limits, duplicate detection."""
+    """The moderation console: sessions, sign-in rate limits, duplicate detection.
+
+    A session ends ``session_ttl_s`` after sign-in, or once unused for ``session_idle_s``.
+    """
 
     session_ttl_s: int = 12 * 3600
     sign_in_max_failures: int = 5
     sign_in_max_failures_per_address: int = 20
     sign_in_window_s: int = 900
     sign_in_delay_s: int = 30
-    session_idle_minutes: int = 60
+    session_idle_s: Annotated[int, Meta(ge=60)] = 3600
     duplicate_score: float = 0.97
     page_size: int = 50
 

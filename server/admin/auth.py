@@ -74,7 +74,8 @@ async def signed_in(
 ) -> None:
     """Router guard: find the session's account, or send the browser to sign in."""
     token = connection.cookies.get(SESSION_COOKIE, "")
-    user = await session_user(token) if token else None
+    idle_s = connection.app.state.settings.admin.session_idle_s
+    user = await session_user(token, idle_s) if token else None
     if user is not None:
         connection.scope.setdefault("state", {})["rk_user"] = user
         return

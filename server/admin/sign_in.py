@@ -4,8 +4,9 @@ Each attempt takes its slot in the rate limit before its password is checked
 (``sign_in_limit``: per account and address, and per address); past the limit the page
 says how long to wait, with 429 and ``Retry-After``, and the password is not checked. The
 client address is the peer's, or the one a trusted proxy names (``server.trusted_proxies``,
-applied by uvicorn). A good password opens a database session whose token goes into an
-HttpOnly cookie.
+applied by uvicorn). A good password opens a new database session whose token goes into an
+HttpOnly cookie, and ends the session the browser's old cookie named (a cookie planted before
+sign-in is never upgraded).
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ class SignInController(Controller):
             return form_error(request, TEMPLATE, context, "password", message, 401)
         await succeeded(username, address)
         ttl_s = settings.admin.session_ttl_s
-        token = await open_session(user, ttl_s)
+        old_cookie = request.cookies.get(SESSION_COOKIE, "")
+        token = await open_session(user, ttl_s, settings.admin.session_idle_s, old_cookie)
         cookie = session_cookie(token, ttl_s, is_https(request, settings))
         return Redirect(path=next_url, status_code=303, cookies=[cookie])
 

@@ -1,5 +1,6 @@
-"""``/admin/users`` (admins): accounts, adding one, changing a role, disabling;
-``/admin/audit`` (everyone signed in): every moderation decision, newest first."""
+"""``/admin/users`` (admins): accounts, adding one, changing a role, disabling, setting
+another account's password (which ends that account's sessions); ``/admin/audit``
+(everyone signed in): every moderation decision, newest first."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rk.server.services.admin_users import (
     create_user,
     list_users,
     set_disabled,
+    set_password,
     set_role,
 )
 from rk.server.web.pages import FieldError, redirect_with
@@ -61,8 +63,10 @@ class UserPages(Controller):
     async def act(
         self, request: Request[Any, Any, Any], name: Segment, action: Segment
     ) -> Response[Any]:
-        """Make an account admin or moderator, disable or enable it."""
+        """Make an account admin or moderator, disable or enable it, set its password."""
         me = user_of(request)
+        if action == "password":
+            return await self.reset_password(request, name, me.username)
         if name == me.username and action in ("disable", "moderator"):
             context = await self.context({})
             message = "You cannot disable or demote your own account; ask another admin."
@@ -74,6 +78,22 @@ class UserPages(Controller):
             user = await set_disabled(name, action == "disable")
             return redirect_with("/admin/users", f"{action.capitalize()}d {user.username}.")
         raise BadInput(f"no action {action[:40]!r} for an account")
+
+    async def reset_password(
+        self, request: Request[Any, Any, Any], name: str, me: str
+    ) -> Response[Any]:
+        """Give another account a new password; every session of that account ends."""
+        if name == me:
+            context = await self.context({})
+            message = "Change your own password under Your account (it asks for the current one)."
+            return form_error(request, TEMPLATE, context, "form", message, 409)
+        form = await form_of(request)
+        try:
+            user = await set_password(name, str(form.get("password", ""))[: MAX_FIELD + 1])
+        except UserInputError as exc:
+            context = await self.context({})
+            return field_error(request, TEMPLATE, context, FieldError("form", exc))
+        return redirect_with("/admin/users", f"New password set for {user.username}; signed out.")
 
 
 class AuditPage(Controller):

@@ -1,8 +1,11 @@
 """Console sessions, stored in the database so they survive restarts and span processes.
 
 The browser holds a random token; the database holds only its sha256, so a leaked
-database row cannot be replayed as a cookie. A session ends at sign-out, at
-``admin.session_ttl_s`` after it started, or when its account is disabled.
+database row cannot be replayed as a cookie. Every sign-in opens a new session and ends the
+one the browser brought along (no session fixation). A session ends at sign-out, at
+``admin.session_ttl_s`` after it started, once unused for ``admin.session_idle_s``, when
+its account is disabled or its password changed. Use is recorded in ``seen_at`` at most once
+a minute, not on every page view.
 """
 
 from __future__ import annotations
@@ -15,8 +18,14 @@ from rk.server.db.tables import AdminSession
 from rk.server.services.admin_users import User, _user
 from rk.server.services.public_sql import rows
 
-SEEN_EVERY_S = 300
+SEEN_EVERY_S = 60
 """``seen_at`` is written at most this often per session (not on every page view)."""
+
+
+def seen_every(idle_s: int) -> int:
+    """How stale ``seen_at`` may get: a minute, or half the idle timeout when that is shorter
+    (so a session in use is never taken for idle)."""
+    return max(1, min(SEEN_EVERY_S, idle_s // 2))
 
 
 def token_hash(token: str) -> str:
@@ -24,10 +33,12 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-async def open_session(user: User, ttl_s: int) -> str:
-    """A new session for ``user``; the token to put in the cookie."""
+async def open_session(user: User, ttl_s: int, idle_s: int, replacing: str = "") -> str:
+    """A new session for ``user``, ending the session of ``replacing`` (the browser's old
+    cookie, whoever's it was) and every expired or idle one; the token for the cookie."""
     token = secrets.token_urlsafe(32)
     now = int(time.time())
+    await close_session(replacing)
     await AdminSession.insert(
         AdminSession(
             token_hash=token_hash(token),
@@ -37,12 +48,14 @@ async def open_session(user: User, ttl_s: int) -> str:
             seen_at=now,
         )
     )
-    await AdminSession.delete().where(AdminSession.expires_at < now)
+    await AdminSession.delete().where(
+        (AdminSession.expires_at < now) | (AdminSession.seen_at <= now - idle_s)
+    )
     return token
 
 
-async def session_user(token: str) -> User | None:
-    """The enabled account of a live session, None for an unknown or expired token."""
+async def session_user(token: str, idle_s: int) -> User | None:
+    """The enabled account of a live session, None for an unknown, expired or idle token."""
     if not token or len(token) > 200:
         return None
     now = int(time.time())
@@ -50,14 +63,16 @@ async def session_user(token: str) -> User | None:
         "SELECT s.id AS session_id, s.seen_at, u.id, u.username, u.role, u.created_at,"
         " u.last_login_at, u.disabled_at FROM admin_sessions s"
         " JOIN admin_users u ON u.id = s.user_id"
-        " WHERE s.token_hash = {} AND s.expires_at > {} AND u.disabled_at = 0",
+        " WHERE s.token_hash = {} AND s.expires_at > {} AND s.seen_at > {}"
+        " AND u.disabled_at = 0",
         token_hash(token),
         now,
+        now - idle_s,
     )
     if not found:
         return None
     row = found[0]
-    if now - int(row["seen_at"]) >= SEEN_EVERY_S:
+    if now - int(row["seen_at"]) >= seen_every(idle_s):
         await AdminSession.update({AdminSession.seen_at: now}).where(
             AdminSession.id == row["session_id"]
         )

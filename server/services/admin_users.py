@@ -1,7 +1,7 @@
 """Console accounts: create, list, change password or role, disable; check a sign-in.
 
 A moderator reviews articles; an admin also runs crawls, brands, jobs and users.
-Disabling an account also ends its sessions.
+Disabling an account or changing its password ends all of its sessions.
 """
 
 from __future__ import annotations
@@ -91,9 +91,10 @@ def check_role(role: str) -> Role:
     return "admin" if role == "admin" else "moderator"
 
 
-def check_password(password: str) -> str:
-    """``password`` if long enough and not absurdly long, else UserInputError."""
-    problem = password_problem(password)
+def check_password(password: str, username: str) -> str:
+    """``password`` if ``username`` may use it (``passwords.password_problem``), else
+    UserInputError."""
+    problem = password_problem(password, username)
     if problem:
         raise UserInputError(problem, "password")
     return password
@@ -102,7 +103,7 @@ def check_password(password: str) -> str:
 async def create_user(name: str, password: str, role: str = "moderator") -> User:
     """A new account; UserInputError for a taken name or a bad password or role."""
     name, checked_role = check_name(name), check_role(role)
-    check_password(password)
+    check_password(password, name)
     if await AdminUser.exists().where(AdminUser.username == name):
         raise UserInputError(f"a user named {name!r} already exists", "username")
     now = int(time.time())
@@ -138,15 +139,23 @@ async def list_users() -> list[User]:
 
 
 async def set_password(name: str, password: str) -> User:
-    """Replace the password; the account's other sessions end."""
+    """Replace the password; every session of the account ends."""
     user = await get_user(name)
-    check_password(password)
+    check_password(password, user.username)
     now = int(time.time())
     await AdminUser.update(
         {AdminUser.password_hash: await new_hash(password), AdminUser.updated_at: now}
     ).where(AdminUser.id == user.id)
     await AdminSession.delete().where(AdminSession.user_id == user.id)
     return user
+
+
+async def change_own_password(user: User, current: str, new: str) -> User:
+    """``set_password`` for the account's own user, who must give the current password."""
+    row = await AdminUser.select(AdminUser.password_hash).where(AdminUser.id == user.id).first()
+    if row is None or not await matches(current, str(row["password_hash"])):
+        raise UserInputError("that is not your current password", "current")
+    return await set_password(user.username, new)
 
 
 async def set_role(name: str, role: str) -> User:

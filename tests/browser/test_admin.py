@@ -296,3 +296,22 @@ def test_add_brand_queue_crawl_review_approve_reject_delete(
         page.goto(f"{console.url}{path}")
         assert horizontal_overflow(page) == 0, path
     screenshot(page, "admin-dashboard-phone", tmp_path)
+
+
+def test_change_your_own_password(page: Page, console: Console) -> None:
+    """A weak new password is refused beside its field; a strong one keeps this browser in."""
+    console.user("pw", "admin")
+    sign_in(page, console, "pw")
+    page.get_by_role("link", name="pw").click()
+    expect(page.locator("h1")).to_have_text("Your account")
+    page.get_by_label("Current password").fill(PASSWORD)
+    page.get_by_label("New password").fill("password")
+    page.get_by_role("button", name="Change password").click()
+    expect(page.locator(".field__error")).to_contain_text("one of the 10,000 most common")
+    page.get_by_label("Current password").fill(PASSWORD)
+    page.get_by_label("New password").fill("a fresh long passphrase")
+    page.get_by_role("button", name="Change password").click()
+    expect(page.get_by_text("Password changed; your other sessions ended.")).to_be_visible()
+    page.goto(f"{console.url}/admin/users")
+    expect(page.locator("h1")).to_have_text("Users")
+    expect(page.get_by_role("link", name="pw")).to_be_visible()  # the new session holds

@@ -179,6 +179,24 @@ FORMS = [
         422,
         "at most 1024 characters",
     ),
+    (
+        "/admin/users/add",
+        {"username": "zed", "role": "admin", "password": "12345678"},
+        422,
+        "one of the 10,000 most common",
+    ),
+    (
+        "/admin/users/add",
+        {"username": "zed", "role": "admin", "password": "PassWord"},
+        422,
+        "one of the 10,000 most common",
+    ),
+    (
+        "/admin/users/add",
+        {"username": "zebedee", "role": "admin", "password": "ZEBEDEE-4-ever"},
+        422,
+        "may not be or contain the user name",
+    ),
     ("/admin/users/root/disable", {}, 409, "cannot disable or demote your own account"),
     ("/admin/articles/bulk", {"action": "publish", "tab": "pending"}, 400, "Select at least one"),
     (

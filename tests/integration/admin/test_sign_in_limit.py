@@ -97,6 +97,7 @@ async def test_delays_double_after_the_free_attempts(
         assert locked.status_code == 429
         clock.now += int(locked.headers["retry-after"])
         assert (await attempt(b.client, token, "ada", PASSWORD)).status_code == 303
+        b.client.cookies.delete("rk_session")  # signed out: the sign-in form's token holds again
         again = await attempt(b.client, token, "ada", WRONG)
         assert again.status_code == 401  # the correct password forgot the counter
 
@@ -131,3 +132,32 @@ async def test_forwarded_for_names_the_client_behind_a_trusted_proxy(
         assert refused.status_code == 401
         logged = [r.getMessage() for r in caplog.records if r.name == "rk.server.admin"]
         assert logged == ["wrong password for 'ada' from 198.51.100.7"]
+
+
+ATTACKERS = [f"198.51.100.{n}" for n in range(1, 21)]
+
+
+async def attack_then_sign_in(b: Backend) -> tuple[Counter[int], httpx.Response]:
+    """10 wrong passwords for ada from each of 20 addresses (200 in all), then the right one
+    from an address that has not failed: the statuses of the attack, the last answer."""
+    token = await form_token(b.client)
+    statuses: Counter[int] = Counter()
+    for via in ATTACKERS:
+        for _ in range(10):
+            statuses[(await attempt(b.client, token, "ada", WRONG, via)).status_code] += 1
+    return statuses, await attempt(b.client, token, "ada", PASSWORD, "203.0.113.50")
+
+
+async def test_right_password_signs_in_after_200_wrong_ones_from_20_addresses(
+    tmp_path: Path, plugin_manager: RkPluginManager, any_dsn: str
+) -> None:
+    settings = backend_settings(tmp_path, database=any_dsn)
+    settings.server.trusted_proxies = ["127.0.0.1"]
+    async with running_backend(settings, plugin_manager) as b:
+        await account("ada")
+        statuses, signed_in = await attack_then_sign_in(b)
+        limit = settings.admin.sign_in_max_failures
+        assert statuses == Counter({401: 20 * limit, 429: 20 * (10 - limit)})
+        assert signed_in.status_code == 303, signed_in.text[:300]
+        assert "rk_session=" in signed_in.headers["set-cookie"]
+        assert await AdminSession.count() == 1

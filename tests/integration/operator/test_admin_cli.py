@@ -78,6 +78,9 @@ async def test_accounts(db: dict[str, str]) -> None:
     ("args", "stdin", "message"),
     [
         (["admin", "create-user", "bo", "--password-stdin"], "short\n", "at least 8 characters"),
+        (["admin", "create-user", "bo", "--password-stdin"], "12345678\n", "most common"),
+        (["admin", "create-user", "bo", "--password-stdin"], "Password\n", "most common"),
+        (["admin", "create-user", "bobby-t", "--password-stdin"], "BOBBY-T!\n", "user name"),
         (["admin", "create-user", "b o", "--password-stdin"], "long enough\n", "a user name is"),
         (
             ["admin", "create-user", "bo", "--role", "owner", "--password-stdin"],

@@ -70,6 +70,8 @@ def test_data_dir_override(tmp_path: Path) -> None:
         ("media: [1, 2]\n", "config.yml: media: expected `object`, got `array`"),
         ("- just\n- a list\n", "config.yml: expected a mapping"),
         ("server: {port: 1\n", "config.yml: not valid YAML at line"),
+        ("admin: {session_idle_s: 30}\n", "config.yml: admin.session_idle_s: expected `int` >= 60"),
+        ("admin: {session_idle_minutes: 60}\n", "config.yml: admin.session_idle_minutes: a known"),
     ],
 )
 def test_errors_name_file_key_and_expectation(tmp_path: Path, text: str, message: str) -> None:
