@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Any
 
 import msgspec
+from litestar import Request
 from litestar.enums import ScopeType
 from litestar.types import (
     ASGIApp,
@@ -25,6 +27,7 @@ from litestar.types import (
 )
 
 from rk.core.wire import ErrorBody
+from rk.server.web.errors import error_page, wants_html
 
 log = logging.getLogger("rk.server.request")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -48,12 +51,18 @@ def has_control(path: str) -> bool:
 
 
 def refuse_control_paths(app: ASGIApp) -> ASGIApp:
-    """Wrap ``app``: a request whose decoded path holds a control character gets a JSON 404."""
+    """Wrap ``app``: a request whose decoded path holds a control character gets a 404, a
+    page for a browser asking for one, else JSON."""
 
     async def guard(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == ScopeType.HTTP and has_control(scope["path"]):
             # The formatter escapes the path, so it stays one line.
             log.info("%s %s -> 404 (control character in the path)", scope["method"], scope["path"])
+            request: Request[Any, Any, Any] = scope["litestar_app"].request_class(scope, receive)
+            if wants_html(request):
+                page = error_page(request, 404, MESSAGE)
+                await page.to_asgi_response(None, request)(scope, receive, send)
+                return
             await send({**_START, "headers": list(_START["headers"])})
             await send(_END)
             return

@@ -171,19 +171,24 @@ class PgDatabase(TaskTransactions[PgConnection]):
             self._resubscribing.add(task)
             task.add_done_callback(self._resubscribing.discard)
 
-        await conn.add_listener(channel, heard)
+        try:
+            await conn.add_listener(channel, heard)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self.pool.release(conn)
+            raise
         conn.add_termination_listener(lost)
         self._listening.append((conn, channel, heard))
 
     async def _resubscribe(self, old: Any, channel: str, callback: Callable[[], None]) -> None:
         """Listen again once the server is back (retrying with a capped backoff), then wake."""
-        with contextlib.suppress(*LOST):
+        with contextlib.suppress(Exception):
             await self.pool.release(old)
         delay = RELISTEN_FIRST_S
         while self._pool is not None:
             try:
                 await self._subscribe(channel, callback)
-            except (*LOST, asyncpg.PostgresError, TimeoutError):
+            except Exception:  # the server is not back yet: any failure is retried
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RELISTEN_MAX_S)
                 continue
@@ -193,8 +198,10 @@ class PgDatabase(TaskTransactions[PgConnection]):
     async def close(self) -> None:
         """Stop listening and close the pool. A listening connection that an outage took
         (asyncpg has already released it to the pool) has no listener left to remove."""
-        for task in list(self._resubscribing):
+        waiting = list(self._resubscribing)
+        for task in waiting:
             task.cancel()
+        await asyncio.gather(*waiting, return_exceptions=True)
         for conn, channel, heard in self._listening:
             with contextlib.suppress(*LOST):
                 await conn.remove_listener(channel, heard)
