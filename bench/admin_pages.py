@@ -48,7 +48,7 @@ from bench.archive_seed import (
     seed_sqlite,
     task_rows,
 )
-from rk.server.db.migrate import migrate
+from rk.server.platform.db.migrate import migrate
 from tests.support.net import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,13 +104,13 @@ def bare_server(port: int, dsn: str, deep: int) -> None:
     import uvicorn
 
     from rk.core.storage import StorageContext, open_storage
-    from rk.server.admin.dashboard import NO_MODEL
-    from rk.server.db.engine import connect
-    from rk.server.services.admin_articles import list_articles
-    from rk.server.services.admin_dashboard import dashboard
-    from rk.server.services.admin_review import next_pending, review
-    from rk.server.services.admin_users import get_user
-    from rk.server.web.templating import template_config
+    from rk.server.console.accounts.users import get_user
+    from rk.server.console.articles import list_articles
+    from rk.server.console.dashboard import dashboard
+    from rk.server.console.dashboard_page import NO_MODEL
+    from rk.server.console.review import next_pending, review
+    from rk.server.platform.db.engine import connect
+    from rk.server.platform.web.templating import template_config
 
     async def build() -> dict[str, dict[str, Any]]:
         await connect(dsn)
@@ -185,10 +185,10 @@ def timings(
 def fresh_dashboard(dsn: str, count: int) -> tuple[float, float]:
     """p50 and p99 in ms of the dashboard's figures read afresh (its 5 s cache and the tab
     counts' bypassed), in this process: what a dashboard request costs every 5 s."""
-    from rk.server.admin.dashboard import NO_MODEL
-    from rk.server.db.engine import close, connect
-    from rk.server.services.admin_dashboard import read_dashboard
-    from rk.server.services.moderation import TAB_COUNTS
+    from rk.server.console.dashboard import read_dashboard
+    from rk.server.console.dashboard_page import NO_MODEL
+    from rk.server.moderation.moderation import TAB_COUNTS
+    from rk.server.platform.db.engine import close, connect
 
     async def measure() -> list[float]:
         db, spent = await connect(dsn), []

@@ -44,8 +44,8 @@ from rk.core.client import BackendClient
 from rk.core.embed_worker import EmbedWorker, LocalEncoder
 from rk.core.storage import StorageContext, open_storage
 from rk.plugins.clip_embed.embedder import ClipEmbedder, l2_normalise
-from rk.server.db.engine import close, connect
-from rk.server.db.tables import Article, Image
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.tables import Article, Image
 from tests.support.net import free_port
 
 BENCH = Path(__file__).resolve().parent

@@ -38,7 +38,7 @@ from rk.core.config import IngestSettings, ServerSettings, Settings
 from rk.core.plugins import get_plugin_manager
 from rk.core.signing import signed_headers
 from rk.server.app import create_app
-from rk.server.services.brand_admin import add_brand
+from rk.server.brands.management import add_brand
 
 Headers = list[tuple[bytes, bytes]]
 

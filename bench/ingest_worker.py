@@ -70,7 +70,7 @@ from rk.core.signing import signed_headers
 from rk.core.thumbs import thumbnail
 from rk.core.wire import Look, ShowIngest
 from rk.server.app import create_app
-from rk.server.db.tables import IngestJob
+from rk.server.platform.db.tables import IngestJob
 from tests.support.net import free_port, wait_for_port
 
 SECRET = "bench-secret"

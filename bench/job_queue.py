@@ -42,9 +42,9 @@ import asyncpg
 
 from rk.core.config import QueueSettings
 from rk.core.queues import get_queue_backend
-from rk.server.db.database import default_pool_size, open_database
-from rk.server.db.migrate import migrate
-from rk.server.queues.engine import JobQueue
+from rk.server.platform.db.database import default_pool_size, open_database
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.jobs.engine import JobQueue
 
 DEFAULT_PG = os.environ.get("RK_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test")
 

@@ -27,10 +27,10 @@ from collections.abc import Awaitable, Callable
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.tables import Image
-from rk.server.services.archive_metrics import ArchiveMetrics
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import Image
+from rk.server.platform.ops.archive_metrics import ArchiveMetrics
 
 MODEL = "bench-model"
 

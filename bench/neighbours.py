@@ -4,7 +4,7 @@ For each N, in the same run:
 
 - ``floor``: one numpy matrix product of the same shapes, ``new @ existing.T``
   (100 x 512 times 512 x N, float32) — the least any exact method must spend;
-- ``place``: ``rk.server.services.neighbours.Placement`` fed the existing vectors in
+- ``place``: ``rk.server.similarity.neighbours.Placement`` fed the existing vectors in
   blocks of ``--block`` rows, as the neighbours job streams them from the database:
   exact top-K of every new vector plus the reverse candidates for existing lists.
 
@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement, normalised
+from rk.server.similarity.neighbours import BLOCK_ROWS, SKIP, Placement, normalised
 
 MiB = 1024 * 1024
 
@@ -154,10 +154,10 @@ def add_unplaced(path: Path, first_id: int, new: int, dim: int) -> None:
 
 async def run_jobs(path: Path, stored: int, new: int, dim: int, k: int, later: int) -> list[Job]:
     """One process: the first job, then ``later`` jobs each after ``new`` more vectors."""
-    from rk.server.db.engine import close, connect
-    from rk.server.services.job_lock import JobLease
-    from rk.server.services.neighbour_thresholds import HELD
-    from rk.server.workers.neighbours import NeighboursJob
+    from rk.server.platform.db.engine import close, connect
+    from rk.server.platform.jobs.job_lock import JobLease
+    from rk.server.similarity.neighbour_thresholds import HELD
+    from rk.server.similarity.neighbours_job import NeighboursJob
 
     engine = await connect(f"sqlite:///{path}")
     jobs: list[Job] = []
@@ -179,10 +179,10 @@ async def run_phases(dsn: str, k: int) -> dict[str, float]:
     """Seconds of each phase of one batch, run as ``NeighboursJob.place`` runs them; the
     placement twice, the first loading the stored vectors, the second as later jobs run."""
     from rk.core.config import VectorSettings
-    from rk.server.db.engine import close, connect
-    from rk.server.services import neighbour_lists as nl
-    from rk.server.services.neighbours import merge_list
-    from rk.server.vectors.exact import ExactIndex
+    from rk.server.platform.db.engine import close, connect
+    from rk.server.similarity import neighbour_lists as nl
+    from rk.server.similarity.neighbours import merge_list
+    from rk.server.similarity.vectors.exact import ExactIndex
 
     engine = await connect(dsn)
     times: dict[str, float] = {}
@@ -228,7 +228,7 @@ async def run_phases(dsn: str, k: int) -> dict[str, float]:
 def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
     """A migrated SQLite archive at ``path``: ``count`` placed vectors with full lists and
     ``new`` unplaced ones."""
-    from rk.server.db.migrate import migrate
+    from rk.server.platform.db.migrate import migrate
 
     base = existing_vectors(count + new, dim, seed=5)
     threshold = typical_threshold(base[:count], k, seed=3)
@@ -278,7 +278,7 @@ def seed_job(path: Path, count: int, new: int, dim: int, k: int) -> None:
 def fresh_copy(seeded: Path, copy: Path) -> None:
     """``copy`` made from the seeded file and migrated (a file kept from an older rk runs
     this rk's later migrations, untimed)."""
-    from rk.server.db.migrate import migrate
+    from rk.server.platform.db.migrate import migrate
 
     shutil.copyfile(seeded, copy)
     asyncio.run(migrate(f"sqlite:///{copy}"))

@@ -41,7 +41,7 @@ import httpx
 from litestar import Litestar, MediaType, Request, Response, get
 
 from bench.archive_seed import ART_COLS, IMG_COLS
-from rk.server.db.migrate import migrate
+from rk.server.platform.db.migrate import migrate
 from tests.support.net import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[1]

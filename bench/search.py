@@ -42,12 +42,12 @@ import asyncpg
 import numpy as np
 from piccolo.querystring import QueryString
 
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.tables import Image
-from rk.server.services.neighbour_lists import decode
-from rk.server.services.neighbours import BLOCK_ROWS, SKIP, Placement, normalised
-from rk.server.services.search_index import SearchIndex
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import Image
+from rk.server.similarity.neighbour_lists import decode
+from rk.server.similarity.neighbours import BLOCK_ROWS, SKIP, Placement, normalised
+from rk.server.similarity.search_index import SearchIndex
 
 MODEL = "bench"
 DIM = 512

@@ -13,12 +13,12 @@ import asyncpg
 import numpy as np
 
 from rk.core.config import VectorSettings
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.services.neighbours import normalised
-from rk.server.vectors.db import rows
-from rk.server.vectors.pg_spaces import spaces
-from rk.server.vectors.pgvector import PgvectorIndex
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.similarity.neighbours import normalised
+from rk.server.similarity.vectors.db import rows
+from rk.server.similarity.vectors.pg_spaces import spaces
+from rk.server.similarity.vectors.pgvector import PgvectorIndex
 
 MODEL = "bench"
 DIM = 512

@@ -36,11 +36,11 @@ import numpy as np
 
 from bench.vector_data import DIM, MODEL, make_vectors, seed, vector_text
 from rk.core.config import VectorSettings
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.vectors.db import engine, rows
-from rk.server.vectors.pg_queries import PUBLISHED, top_published
-from rk.server.vectors.pg_spaces import Space, backfill, copy_saved, ensure_space, spaces
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.similarity.vectors.db import engine, rows
+from rk.server.similarity.vectors.pg_queries import PUBLISHED, top_published
+from rk.server.similarity.vectors.pg_spaces import Space, backfill, copy_saved, ensure_space, spaces
 
 K = 20
 TICK_US = 1e6 / os.sysconf("SC_CLK_TCK")

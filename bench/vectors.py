@@ -52,12 +52,12 @@ from rk.core.config import VectorSettings
 from rk.core.plugins import new_plugin_manager
 from rk.core.vector_indexes import Placed
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
-from rk.server.db.engine import close, connect
-from rk.server.services.embeddings import ModelInfo, submit
-from rk.server.vectors.db import engine, rows
-from rk.server.vectors.exact import ExactIndex
-from rk.server.vectors.pg_spaces import spaces
-from rk.server.vectors.pgvector import PgvectorIndex
+from rk.server.platform.db.engine import close, connect
+from rk.server.similarity.embeddings import ModelInfo, submit
+from rk.server.similarity.vectors.db import engine, rows
+from rk.server.similarity.vectors.exact import ExactIndex
+from rk.server.similarity.vectors.pg_spaces import spaces
+from rk.server.similarity.vectors.pgvector import PgvectorIndex
 
 K = 20
 NEW = 100

@@ -26,7 +26,7 @@ StdinOption = Annotated[
 
 def read_password(from_stdin: bool, name: str) -> str:
     """``name``'s new password: stdin's first line, or prompted twice; exit 2 when unusable."""
-    from rk.server.services.passwords import password_problem
+    from rk.server.console.accounts.passwords import password_problem
 
     if from_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
@@ -39,7 +39,7 @@ def read_password(from_stdin: bool, name: str) -> str:
 
 
 def _check_name(name: str) -> None:
-    from rk.server.services.admin_users import check_name
+    from rk.server.console.accounts.users import check_name
 
     try:
         check_name(name)
@@ -56,8 +56,8 @@ def create_user(
     data_dir: DataDirOption = None,
 ) -> None:
     """Create an account (a moderator reviews articles; an admin runs everything)."""
-    from rk.server.services.admin_users import check_role
-    from rk.server.services.admin_users import create_user as create
+    from rk.server.console.accounts.users import check_role
+    from rk.server.console.accounts.users import create_user as create
 
     _check_name(name)
     try:
@@ -73,8 +73,8 @@ def create_user(
 @admin_app.command("users")
 def users(config: ConfigOption = None, data_dir: DataDirOption = None) -> None:
     """List the accounts: name, role, state, last sign-in."""
-    from rk.server.services.admin_users import list_users
-    from rk.server.web.templating import exact_time
+    from rk.server.console.accounts.users import list_users
+    from rk.server.platform.web.templating import exact_time
 
     settings = settings_from(config, data_dir)
     found = run_with_db(settings, list_users)
@@ -94,7 +94,7 @@ def set_password(
     data_dir: DataDirOption = None,
 ) -> None:
     """Replace an account's password (its sessions end)."""
-    from rk.server.services.admin_users import set_password as change
+    from rk.server.console.accounts.users import set_password as change
 
     _check_name(name)
     password = read_password(password_stdin, name)
@@ -111,7 +111,7 @@ def set_role(
     data_dir: DataDirOption = None,
 ) -> None:
     """Make an account a moderator or an admin."""
-    from rk.server.services.admin_users import set_role as change
+    from rk.server.console.accounts.users import set_role as change
 
     settings = settings_from(config, data_dir)
     user = run_with_db(settings, lambda: change(name, role))
@@ -121,7 +121,7 @@ def set_role(
 @admin_app.command("disable")
 def disable(name: NameArg, config: ConfigOption = None, data_dir: DataDirOption = None) -> None:
     """Stop an account from signing in (its sessions end at once)."""
-    from rk.server.services.admin_users import set_disabled
+    from rk.server.console.accounts.users import set_disabled
 
     settings = settings_from(config, data_dir)
     user = run_with_db(settings, lambda: set_disabled(name, True))
@@ -131,7 +131,7 @@ def disable(name: NameArg, config: ConfigOption = None, data_dir: DataDirOption 
 @admin_app.command("enable")
 def enable(name: NameArg, config: ConfigOption = None, data_dir: DataDirOption = None) -> None:
     """Let a disabled account sign in again."""
-    from rk.server.services.admin_users import set_disabled
+    from rk.server.console.accounts.users import set_disabled
 
     settings = settings_from(config, data_dir)
     user = run_with_db(settings, lambda: set_disabled(name, False))

@@ -1,6 +1,6 @@
 """``rk articles list|publish|reject|delete``: moderation from the shell.
 
-The same service as the console (``rk.server.services.moderation``): the same audit rows
+The same service as the console (``rk.server.moderation.moderation``): the same audit rows
 (actor: the shell user, via ``cli``), the same ``rk_article_status_changed`` events, and
 a delete queues the same media cleanup. Unknown ids, tabs or brands exit with code 2.
 """
@@ -24,7 +24,7 @@ IdsArg = Annotated[list[int], typer.Argument(min=1, help="Article ids.")]
 def _moderate(settings: Settings, ids: list[int], action: str) -> None:
     from rk.core.plugins import get_plugin_manager
     from rk.server.app import backend_url
-    from rk.server.services.moderation import Actor, moderate, summary
+    from rk.server.moderation.moderation import Actor, moderate, summary
 
     actor = Actor(name=f"{getpass.getuser()} (shell)"[:64], via="cli")
     pm = get_plugin_manager()
@@ -50,8 +50,8 @@ def list_(
     data_dir: DataDirOption = None,
 ) -> None:
     """Articles of one status, newest first: id, brand, season, city, source, images."""
-    from rk.server.services.admin_articles import TABS, list_articles
-    from rk.server.services.brand_admin import find_brand
+    from rk.server.brands.management import find_brand
+    from rk.server.console.articles import TABS, list_articles
 
     if status not in TABS:
         fail(f"--status must be one of {', '.join(TABS)}, not {status!r}")

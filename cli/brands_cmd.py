@@ -23,7 +23,7 @@ def add(
     data_dir: DataDirOption = None,
 ) -> None:
     """Add a brand (an existing name is reported, not duplicated)."""
-    from rk.server.services.brand_admin import add_brand, parse_slugs
+    from rk.server.brands.management import add_brand, parse_slugs
 
     settings = settings_from(config, data_dir)
     info, created = run_with_db(settings, lambda: add_brand(name, parse_slugs(slug or [])))
@@ -38,7 +38,7 @@ def list_(
     data_dir: DataDirOption = None,
 ) -> None:
     """List brands by name."""
-    from rk.server.services.brand_admin import list_brands
+    from rk.server.brands.management import list_brands
 
     settings = settings_from(config, data_dir)
     for info in run_with_db(settings, lambda: list_brands(prefix)):
@@ -53,7 +53,7 @@ def import_(
     data_dir: DataDirOption = None,
 ) -> None:
     """Add every brand of a file; existing names are skipped, bad lines listed."""
-    from rk.server.services.brand_admin import import_brands
+    from rk.server.brands.management import import_brands
 
     try:
         text = file.read_text(encoding="utf-8")

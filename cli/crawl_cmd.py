@@ -1,7 +1,7 @@
 """``rk crawl add|add-season|batch|list|retry|cancel|delete``: the operator's crawl-task queue.
 
 Every command goes straight to the database (``run_with_database``) through the same service the
-spiders' API and the admin UI use (``rk.server.services.crawl_tasks``). An unknown brand,
+spiders' API and the admin UI use (``rk.server.crawl.tasks``). An unknown brand,
 task id, source or status is one line on stderr and exit code 2.
 """
 
@@ -19,8 +19,8 @@ from rk.core.config import Settings
 from rk.core.errors import RkError
 
 if TYPE_CHECKING:
-    from rk.server.db.database import Database
-    from rk.server.services.crawl_tasks import CrawlTaskRow, CrawlTasks, TaskStatus
+    from rk.server.crawl.tasks import CrawlTaskRow, CrawlTasks, TaskStatus
+    from rk.server.platform.db.database import Database
 
 crawl_app = typer.Typer(
     help="Queue brands for the spiders and watch the queue.", no_args_is_help=True
@@ -50,7 +50,7 @@ def _check_source(name: str) -> None:
 
 def _with_tasks(settings: Settings, work: Callable[[CrawlTasks], Awaitable[T]]) -> T:
     """Run ``work(tasks)`` against the configured database, closing the queue after."""
-    from rk.server.services.crawl_tasks import CrawlTasks
+    from rk.server.crawl.tasks import CrawlTasks
 
     async def main(db: Database) -> T:
         tasks = CrawlTasks.on(db, settings.queues)
@@ -72,7 +72,7 @@ def add(
     data_dir: DataDirOption = None,
 ) -> None:
     """Queue one brand for crawling."""
-    from rk.server.services.brand_admin import find_brand
+    from rk.server.brands.management import find_brand
 
     _check_source(source)
     settings = settings_from(config, data_dir)
@@ -98,7 +98,7 @@ def add_season(
     """Queue every show of a season: one task per brand, missing brands created with their slug."""
     from rk.core.errors import SourceError
     from rk.core.sources import NoSuchSeason
-    from rk.server.services.season_crawl import queue_season, season_brands
+    from rk.server.crawl.seasons import queue_season, season_brands
 
     _check_source(source)
     settings = settings_from(config, data_dir)

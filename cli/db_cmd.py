@@ -18,8 +18,8 @@ def migrate_command(config: ConfigOption = None, data_dir: DataDirOption = None)
     """Apply every pending migration; prints one line per migration applied."""
     import asyncpg
 
-    from rk.server.db.engine import redact_dsn
-    from rk.server.db.migrate import migrate
+    from rk.server.platform.db.engine import redact_dsn
+    from rk.server.platform.db.migrate import migrate
 
     settings = settings_from(config, data_dir)
     dsn = settings.database_url

@@ -12,7 +12,7 @@ from rk.core.config import Settings
 from rk.core.errors import RkError
 
 if TYPE_CHECKING:
-    from rk.server.db.database import Database
+    from rk.server.platform.db.database import Database
 
 T = TypeVar("T")
 
@@ -25,8 +25,8 @@ def run_with_database(settings: Settings, work: Callable[[Database], Awaitable[T
     """
     import asyncpg
 
-    from rk.server.db.engine import close, connect, redact_dsn
-    from rk.server.db.migrate import migrate_database
+    from rk.server.platform.db.engine import close, connect, redact_dsn
+    from rk.server.platform.db.migrate import migrate_database
 
     async def main() -> T:
         db = await connect(settings.database_url, pool_size=2, readers=1)

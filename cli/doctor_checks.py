@@ -39,8 +39,8 @@ def _why(exc: BaseException) -> str:
 
 async def database_findings(settings: Settings) -> list[Finding]:
     """Reachable, migrations current, and on PostgreSQL whether pgvector is there."""
-    from rk.server.db.engine import close, connect, redact_dsn, sqlite_path
-    from rk.server.services.readiness import migrations_problem
+    from rk.server.platform.db.engine import close, connect, redact_dsn, sqlite_path
+    from rk.server.platform.ops.readiness import migrations_problem
 
     dsn = settings.database_url
     shown = redact_dsn(dsn)
@@ -68,7 +68,7 @@ async def database_findings(settings: Settings) -> list[Finding]:
 
 
 async def _pgvector() -> Finding:
-    from rk.server.db.tables import IngestJob
+    from rk.server.platform.db.tables import IngestJob
 
     rows = await IngestJob.raw("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
     if rows:

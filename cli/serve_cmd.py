@@ -52,8 +52,8 @@ def _with_overrides(
 def _migrate(settings: Settings) -> None:
     import asyncpg
 
-    from rk.server.db.engine import redact_dsn
-    from rk.server.db.migrate import migrate
+    from rk.server.platform.db.engine import redact_dsn
+    from rk.server.platform.db.migrate import migrate
 
     try:
         applied = asyncio.run(migrate(settings.database_url))
@@ -96,10 +96,10 @@ def serve_backend(
 
     from rk.core.plugins import get_plugin_manager
     from rk.server.app import create_app
-    from rk.server.capacity import backstop
-    from rk.server.proxies import proxy_options
-    from rk.server.secrets import resolve_secrets
-    from rk.server.slow_clients import timed_protocol
+    from rk.server.platform.http.capacity import backstop
+    from rk.server.platform.http.proxies import proxy_options
+    from rk.server.platform.http.slow_clients import timed_protocol
+    from rk.server.platform.signing.secrets import resolve_secrets
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
     settings = _with_overrides(settings_from(config, data_dir), host, port, workers)

@@ -35,7 +35,7 @@ def gc_command(
     """
     from rk.core.storage import StorageContext, open_storage
     from rk.server.app import backend_url
-    from rk.server.services.storage_gc import sweep
+    from rk.server.media.storage_gc import sweep
 
     settings = settings_from(config, data_dir)
     grace = settings.media.gc_grace_s if grace_s is None else grace_s

@@ -46,7 +46,7 @@ def reindex_command(
     table in batches and (re)builds the HNSW index while the backend keeps serving.
     """
     from rk.core.plugins import get_plugin_manager
-    from rk.server.vectors.choose import index_class, wanted_name
+    from rk.server.similarity.vectors.choose import index_class, wanted_name
 
     settings = settings_from(config, data_dir)
 
@@ -71,9 +71,9 @@ def reindex_command(
 @vectors_app.command("status")
 def status_command(config: ConfigOption = None, data_dir: DataDirOption = None) -> None:
     """Which index serves this database, and each pgvector table with its state."""
-    from rk.server.vectors.choose import wanted_name
-    from rk.server.vectors.db import rows
-    from rk.server.vectors.pg_spaces import enabled, extension_problem
+    from rk.server.similarity.vectors.choose import wanted_name
+    from rk.server.similarity.vectors.db import rows
+    from rk.server.similarity.vectors.pg_spaces import enabled, extension_problem
 
     settings = settings_from(config, data_dir)
 

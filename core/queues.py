@@ -47,7 +47,7 @@ class QueueBackend(Protocol):
     schemes: ClassVar[tuple[str, ...]]
 
     def __init__(self, db: Any) -> None:
-        """Run on ``db``, the process's one database (``rk.server.db.database.Database``).
+        """Run on ``db``, the process's one database (``rk.server.platform.db.database.Database``).
 
         Statements made while the calling task is inside ``db.transaction()`` must run in
         that transaction, so a job's effects and its completion commit together.

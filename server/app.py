@@ -22,37 +22,37 @@ from rk.core.config import Settings
 from rk.core.plugins import get_plugin_manager
 from rk.core.redact import remember_secret
 from rk.core.storage import StorageContext, open_storage
-from rk.server.capacity import refuse_over_capacity
-from rk.server.control_paths import refuse_control_paths
-from rk.server.db.database import default_pool_size
-from rk.server.db.engine import close, connect, redact_dsn
-from rk.server.db.migrate import migrate_database
+from rk.server.brands.lookup import BrandIds
+from rk.server.crawl.tasks import CrawlTasks
 from rk.server.deps import dependencies
-from rk.server.errors import exception_handlers
-from rk.server.openapi_doc import complete_openapi
-from rk.server.ops_access import OpsAccess
-from rk.server.outage import OutageLog, pool_retries_folded
-from rk.server.public.schema_page import openapi_config
-from rk.server.queues.engine import JobQueue, wall_clock
-from rk.server.request_context import HttpMetrics, request_context
+from rk.server.ingest.fetch import Fetcher, FetchPolicy, allow_list
+from rk.server.ingest.ingest_job import IngestService
+from rk.server.ingest.intake import ShowIntake, source_kinds
+from rk.server.ingest.worker import IngestWorkers
+from rk.server.media.cleanup import KIND as MEDIA_CLEANUP
+from rk.server.media.cleanup import MediaCleanupService
+from rk.server.media.links import console_storage, public_storage
+from rk.server.media.storage_sweep import StorageSweeper
+from rk.server.platform.db.database import default_pool_size
+from rk.server.platform.db.engine import close, connect, redact_dsn
+from rk.server.platform.db.migrate import migrate_database
+from rk.server.platform.http.capacity import refuse_over_capacity
+from rk.server.platform.http.control_paths import refuse_control_paths
+from rk.server.platform.http.errors import exception_handlers
+from rk.server.platform.http.openapi_doc import complete_openapi
+from rk.server.platform.http.outage import OutageLog, pool_retries_folded
+from rk.server.platform.http.request_context import HttpMetrics, request_context
+from rk.server.platform.http.security_headers import SecurityHeaders
+from rk.server.platform.http.slow_clients import body_deadline
+from rk.server.platform.jobs.engine import JobQueue, wall_clock
+from rk.server.platform.ops.ops_access import OpsAccess
+from rk.server.platform.signing.replay_guard import ReplayGuard
+from rk.server.platform.signing.secrets import resolve_secrets
+from rk.server.platform.web.templating import template_config
 from rk.server.routes import all_routes
-from rk.server.secrets import resolve_secrets
-from rk.server.security_headers import SecurityHeaders
-from rk.server.services.brands import BrandIds
-from rk.server.services.crawl_tasks import CrawlTasks
-from rk.server.services.fetch import Fetcher, FetchPolicy, allow_list
-from rk.server.services.ingest import IngestService
-from rk.server.services.intake import ShowIntake, source_kinds
-from rk.server.services.media_cleanup import KIND as MEDIA_CLEANUP
-from rk.server.services.media_cleanup import MediaCleanupService
-from rk.server.services.media_links import console_storage, public_storage
-from rk.server.services.photo_gate import PhotoGate
-from rk.server.services.replay_guard import ReplayGuard
-from rk.server.slow_clients import body_deadline
-from rk.server.web.templating import template_config
-from rk.server.workers.embedding_lifespan import embedding_lifespan
-from rk.server.workers.ingest import IngestWorkers
-from rk.server.workers.storage_sweep import StorageSweeper
+from rk.server.similarity.embedding_lifespan import embedding_lifespan
+from rk.server.similarity.photo_gate import PhotoGate
+from rk.server.site.schema_page import openapi_config
 
 log = logging.getLogger("rk.server")
 PROBE_KEY = f"runway/{'0' * 40}.jpg"

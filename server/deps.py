@@ -18,8 +18,8 @@ from litestar.di import Provide
 
 from rk.core.config import Settings
 from rk.core.storage import Storage
-from rk.server.queues.engine import JobQueue
-from rk.server.services.intake import ShowIntake
+from rk.server.ingest.intake import ShowIntake
+from rk.server.platform.jobs.engine import JobQueue
 
 
 def _settings(request: Request[Any, Any, Any]) -> Settings:

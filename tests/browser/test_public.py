@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from rk.core.plugins import new_plugin_manager
 from rk.core.storage import StorageContext, open_storage
-from rk.server.db.engine import close, connect
+from rk.server.platform.db.engine import close, connect
 from tests.browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
 from tests.integration.public.archive import Archive, seed
 from tests.integration.public.vectors import embed_archive, wait_placed

@@ -20,9 +20,9 @@ from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 
 from rk.core.plugins import new_plugin_manager
 from rk.core.storage import StorageContext, open_storage
-from rk.server.db.engine import close, connect
-from rk.server.db.tables import Article
-from rk.server.services.admin_users import create_user
+from rk.server.console.accounts.users import create_user
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.tables import Article
 from tests.browser.conftest import run_async
 from tests.integration.public.archive import Archive, seed
 from tests.integration.spider.procs import Backend

@@ -6,7 +6,7 @@ import re
 
 import httpx
 
-from rk.server.services.admin_users import create_user
+from rk.server.console.accounts.users import create_user
 
 PASSWORD = "correct horse battery"
 HTML = {"accept": "text/html"}

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from rk.server.db.tables import (
+from rk.server.brands.management import add_brand
+from rk.server.platform.db.tables import (
     AdminUser,
     Article,
     Brand,
@@ -17,7 +18,6 @@ from rk.server.db.tables import (
     IngestJob,
     ModerationAudit,
 )
-from rk.server.services.brand_admin import add_brand
 from tests.integration.admin.console import HTML, account, csrf_of, sign_in
 from tests.integration.public.archive import Archive, add_show
 from tests.integration.server.helpers import Backend

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rk.core import hookimpl
-from rk.server.db.tables import Article, ImageNeighbor, IngestJob, ModerationAudit
+from rk.server.platform.db.tables import Article, ImageNeighbor, IngestJob, ModerationAudit
 from tests.integration.admin.console import HTML, account, post_form, sign_in
 from tests.integration.public.archive import Archive, add_show
 from tests.integration.server.helpers import Backend

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rk.server.db.tables import Brand, CrawlTask, IngestJob
+from rk.server.platform.db.tables import Brand, CrawlTask, IngestJob
 from tests.integration.admin.console import HTML, account, post_form, sign_in
 from tests.integration.public.archive import Archive, add_show
 from tests.integration.server.helpers import Backend

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import AdminSession
+from rk.server.platform.db.tables import AdminSession
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of, post_form, sign_in
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
 

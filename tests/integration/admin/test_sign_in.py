@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import AdminSession, ModerationAudit
-from rk.server.services.admin_users import set_disabled
+from rk.server.console.accounts.users import set_disabled
+from rk.server.platform.db.tables import AdminSession, ModerationAudit
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of, sign_in
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
 

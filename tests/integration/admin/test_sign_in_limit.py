@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import AdminSession
+from rk.server.platform.db.tables import AdminSession
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
 
@@ -107,13 +107,13 @@ async def test_forged_forwarded_for_is_ignored_without_trusted_proxies(
 ) -> None:
     await account("ada")
     token = await form_token(console.client)
-    caplog.set_level(logging.INFO, logger="rk.server.admin")
+    caplog.set_level(logging.INFO, logger="rk.server.console")
     for n in range(5):
         refused = await attempt(console.client, token, "ada", WRONG, f"198.51.100.{n}")
         assert refused.status_code == 401
     limited = await attempt(console.client, token, "ada", PASSWORD, "198.51.100.99")
     assert limited.status_code == 429
-    logged = [r.getMessage() for r in caplog.records if r.name == "rk.server.admin"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "rk.server.console"]
     assert len(logged) == 6
     assert all("from 127.0.0.1" in line for line in logged), logged
     assert not any("198.51.100" in line for line in logged)
@@ -127,10 +127,10 @@ async def test_forwarded_for_names_the_client_behind_a_trusted_proxy(
     async with running_backend(settings, plugin_manager) as b:
         await account("ada")
         token = await form_token(b.client)
-        caplog.set_level(logging.INFO, logger="rk.server.admin")
+        caplog.set_level(logging.INFO, logger="rk.server.console")
         refused = await attempt(b.client, token, "ada", WRONG, "198.51.100.7")
         assert refused.status_code == 401
-        logged = [r.getMessage() for r in caplog.records if r.name == "rk.server.admin"]
+        logged = [r.getMessage() for r in caplog.records if r.name == "rk.server.console"]
         assert logged == ["wrong password for 'ada' from 198.51.100.7"]
 
 

@@ -12,13 +12,13 @@ import pytest
 from sqids.constants import DEFAULT_ALPHABET
 
 from rk.core.uids import brand_uid
-from rk.server.db.database import Database
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import apply_migrations, migrate
-from rk.server.db.piccolo_engines import engine_for_database
-from rk.server.services.brand_admin import add_brand
-from rk.server.services.brand_uids import instance_alphabet
-from rk.server.services.brands import brand_id_for_uid, brand_info
+from rk.server.brands.lookup import brand_id_for_uid, brand_info
+from rk.server.brands.management import add_brand
+from rk.server.brands.uids import instance_alphabet
+from rk.server.platform.db.database import Database
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import apply_migrations, migrate
+from rk.server.platform.db.piccolo_engines import engine_for_database
 
 OLD = {1: brand_uid(1), 2: brand_uid(2), 3: "legacy3"}
 

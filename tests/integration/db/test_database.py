@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 import pytest
 
 from rk.core.config import QueueSettings
-from rk.server.db.database import Database, default_pool_size
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.tables import Article
-from rk.server.queues.engine import JobQueue
+from rk.server.platform.db.database import Database, default_pool_size
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import Article
+from rk.server.platform.jobs.engine import JobQueue
 
 
 class Boom(Exception):

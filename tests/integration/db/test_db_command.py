@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from rk.server.db.migrate import discover
+from rk.server.platform.db.migrate import discover
 from tests.support.cli import RK, rk
 from tests.support.net import free_port
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from rk.core.errors import ConfigError
-from rk.server.db.database import Database, open_database
-from rk.server.db.dsn import engine_of
-from rk.server.db.engine import close, connect, redact_dsn, sqlite_path
-from rk.server.db.migrate import migrate
-from rk.server.db.piccolo_engines import DatabasePostgresEngine, DatabaseSQLiteEngine
-from rk.server.db.tables import ALL_TABLES, Article, Brand, Image, ImageEmbedding
+from rk.server.platform.db.database import Database, open_database
+from rk.server.platform.db.dsn import engine_of
+from rk.server.platform.db.engine import close, connect, redact_dsn, sqlite_path
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.piccolo_engines import DatabasePostgresEngine, DatabaseSQLiteEngine
+from rk.server.platform.db.tables import ALL_TABLES, Article, Brand, Image, ImageEmbedding
 
 
 @pytest.fixture

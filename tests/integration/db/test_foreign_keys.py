@@ -13,11 +13,11 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from rk.server.db.database import Database
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import apply_migrations, migrate_database
-from rk.server.db.migrations.m0004_foreign_keys import MigrationRefused
-from rk.server.db.piccolo_engines import engine_for_database
+from rk.server.platform.db.database import Database
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import apply_migrations, migrate_database
+from rk.server.platform.db.migrations.m0004_foreign_keys import MigrationRefused
+from rk.server.platform.db.piccolo_engines import engine_for_database
 
 FK_ERRORS = (sqlite3.IntegrityError, asyncpg.ForeignKeyViolationError)
 

@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rk.server.db.database import Database
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.services.media_access import QUERIES
+from rk.server.media.access import QUERIES
+from rk.server.platform.db.database import Database
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
 
 ARTICLES, LOOKS = 300, 10
 

@@ -10,11 +10,11 @@ import asyncpg
 import pytest
 from piccolo.table import Table
 
-from rk.server.db.database import open_database
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import discover, migrate
-from rk.server.db.migrations.m0001_initial import INDEXES
-from rk.server.db.tables import (
+from rk.server.platform.db.database import open_database
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import discover, migrate
+from rk.server.platform.db.migrations.m0001_initial import INDEXES
+from rk.server.platform.db.tables import (
     ALL_TABLES,
     Article,
     Image,

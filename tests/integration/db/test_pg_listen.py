@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import asyncpg
 
-from rk.server.db.dsn import asyncpg_dsn
-from rk.server.db.pg_database import PgDatabase
+from rk.server.platform.db.dsn import asyncpg_dsn
+from rk.server.platform.db.pg_database import PgDatabase
 
 
 async def eventually(check: Callable[[], bool], what: str = "the NOTIFY") -> None:

@@ -10,8 +10,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from rk.server.db.sqlite_checkpoints import BACKSTOP_PAGES
-from rk.server.db.sqlite_database import SqliteDatabase
+from rk.server.platform.db.sqlite_checkpoints import BACKSTOP_PAGES
+from rk.server.platform.db.sqlite_database import SqliteDatabase
 
 BLOB = 64 * 1024
 ROWS = 160

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rk.server.db.sqlite_database import SqliteDatabase
+from rk.server.platform.db.sqlite_database import SqliteDatabase
 
 
 @pytest.fixture

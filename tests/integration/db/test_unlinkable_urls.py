@@ -6,10 +6,10 @@ import logging
 
 import pytest
 
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import apply_migrations
-from rk.server.db.piccolo_engines import engine_for_database
-from rk.server.db.tables import Article, Image
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import apply_migrations
+from rk.server.platform.db.piccolo_engines import engine_for_database
+from rk.server.platform.db.tables import Article, Image
 
 BAD = [
     "javascript:alert(document.cookie)",

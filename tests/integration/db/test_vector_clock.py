@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rk.server.db.database import Database
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import apply_migrations, migrate_database
-from rk.server.db.piccolo_engines import engine_for_database
+from rk.server.platform.db.database import Database
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import apply_migrations, migrate_database
+from rk.server.platform.db.piccolo_engines import engine_for_database
 
 
 @pytest.fixture

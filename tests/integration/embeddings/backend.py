@@ -14,7 +14,7 @@ from PIL import Image as PILImage
 
 from rk.core.config import EmbedSettings, Settings, VisionSettings
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import Article, Image
+from rk.server.platform.db.tables import Article, Image
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
 
 TINY_CLIP = Path(__file__).resolve().parents[2] / "models" / "tiny_clip"

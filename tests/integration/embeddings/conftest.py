@@ -9,8 +9,8 @@ import pytest
 
 from rk.core.plugins import RkPluginManager
 from rk.core.storage import Storage, StorageContext, open_storage
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
 
 BACKEND = "http://127.0.0.1:9"
 

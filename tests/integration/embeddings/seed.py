@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from rk.server.db.tables import Article, Image
+from rk.server.platform.db.tables import Article, Image
 
 
 async def article(

@@ -15,7 +15,7 @@ import pytest
 from rk.core.plugins import RkPluginManager
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
-from rk.server.db.tables import ImageEmbedding
+from rk.server.platform.db.tables import ImageEmbedding
 from tests.integration.embeddings.backend import (
     TINY_CLIP,
     add_article,

@@ -11,7 +11,7 @@ import pytest
 
 from rk.core.plugins import RkPluginManager
 from rk.plugins.clip_embed.embedder import ClipEmbedder
-from rk.server.db.tables import ImageEmbedding, ImageEmbeddingFailure, ImageNeighbor
+from rk.server.platform.db.tables import ImageEmbedding, ImageEmbeddingFailure, ImageNeighbor
 from tests.integration.embeddings.backend import TINY_CLIP, embed_backend
 from tests.integration.server.helpers import article_of, images_of, show
 from tests.integration.server.images import jpeg, serve_images

@@ -8,10 +8,10 @@ import numpy as np
 
 from rk.core.plugins import RkPluginManager
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
-from rk.server.db.tables import ImageEmbedding, ImageNeighbor, JobLock
-from rk.server.services.embeddings import ModelInfo, submit
-from rk.server.services.job_lock import JobLease
-from rk.server.workers.neighbours import NeighboursJob, NeighboursWorker
+from rk.server.platform.db.tables import ImageEmbedding, ImageNeighbor, JobLock
+from rk.server.platform.jobs.job_lock import JobLease
+from rk.server.similarity.embeddings import ModelInfo, submit
+from rk.server.similarity.neighbours_job import NeighboursJob, NeighboursWorker
 from tests.integration.embeddings import seed
 from tests.unit.server.brute_force import Lists, assert_exact
 

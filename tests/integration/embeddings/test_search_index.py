@@ -18,12 +18,12 @@ from piccolo.querystring import QueryString
 from rk.core.plugins import RkPluginManager
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
-from rk.server.db.engine import sqlite_path
-from rk.server.db.tables import Article, Image, ImageEmbedding
-from rk.server.services.embeddings import ModelInfo, submit, vector_bytes
-from rk.server.services.neighbour_lists import decode
-from rk.server.services.neighbours import SKIP, Placement, normalised
-from rk.server.services.search_index import FINGERPRINT_SQL, Fingerprint, SearchIndex
+from rk.server.platform.db.engine import sqlite_path
+from rk.server.platform.db.tables import Article, Image, ImageEmbedding
+from rk.server.similarity.embeddings import ModelInfo, submit, vector_bytes
+from rk.server.similarity.neighbour_lists import decode
+from rk.server.similarity.neighbours import SKIP, Placement, normalised
+from rk.server.similarity.search_index import FINGERPRINT_SQL, Fingerprint, SearchIndex
 from tests.integration.embeddings.backend import TINY_CLIP, add_article, add_images, embed_backend
 
 MODEL = "m"
@@ -32,8 +32,8 @@ Run = Callable[..., Awaitable[None]]
 
 WRITER = """
 import asyncio, sys
-from rk.server.db.engine import close, connect
-from rk.server.db.tables import Article
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.tables import Article
 
 async def main(dsn: str, article_id: int, column: str, value: str) -> None:
     engine = await connect(dsn)

@@ -14,8 +14,8 @@ from rk.core import hookimpl
 from rk.core.plugins import RkPluginManager
 from rk.core.storage import Storage
 from rk.core.wire import EmbeddingFailure, EmbeddingSubmit, EmbeddingVector
-from rk.server.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
-from rk.server.services.embeddings import (
+from rk.server.platform.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
+from rk.server.similarity.embeddings import (
     ModelInfo,
     capped_failures,
     lease_pending,

@@ -17,7 +17,7 @@ import uvicorn
 from rk.core.plugins import RkPluginManager
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.plugins.clip_embed.service import create_app
-from rk.server.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
+from rk.server.platform.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
 from tests.integration.embeddings.backend import (
     TINY_CLIP,
     add_article,

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.tables import AdminUser, Article, IngestJob, ModerationAudit
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import AdminUser, Article, IngestJob, ModerationAudit
 from tests.support.cli import RK, rk
 
 

@@ -20,8 +20,8 @@ from rk.core.plugins import new_plugin_manager
 from rk.core.storage import Storage
 from rk.core.thumbs import make_thumbnail
 from rk.core.uids import brand_uid
-from rk.server.db.tables import Article, Brand, Image
-from rk.server.services.moderation import Actor, moderate
+from rk.server.moderation.moderation import Actor, moderate
+from rk.server.platform.db.tables import Article, Brand, Image
 
 WIDTH, HEIGHT = 120, 180
 

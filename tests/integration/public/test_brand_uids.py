@@ -7,8 +7,8 @@ Issue 27 row 9: ``/?brand=<uid>`` printed the name of a brand with no published 
 from __future__ import annotations
 
 from rk.core.uids import brand_uid
-from rk.server.db.tables import Brand
-from rk.server.services.brand_admin import add_brand
+from rk.server.brands.management import add_brand
+from rk.server.platform.db.tables import Brand
 from tests.integration.admin.console import HTML
 from tests.integration.public.archive import Archive, add_show
 from tests.integration.server.helpers import Backend

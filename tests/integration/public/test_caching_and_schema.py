@@ -92,8 +92,8 @@ async def test_schema_page_needs_nothing_outside_rk(site: Backend) -> None:
 async def test_any_write_to_what_a_page_shows_is_seen_next_request(
     site: Backend, archive: Archive
 ) -> None:
-    from rk.server.db.tables import Brand, Image
-    from rk.server.services.public_changes import read_changes
+    from rk.server.platform.db.public_changes import read_changes
+    from rk.server.platform.db.tables import Brand, Image
     from tests.integration.public.archive import add_brand
 
     uid = archive.brands["Zeta"]

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rk.server.db.database import Database
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.services.public_changes import CounterReads
+from rk.server.platform.db.database import Database
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.public_changes import CounterReads
 
 BUMP = "UPDATE public_changes SET version = version + 1 WHERE name = 'content'"
 

@@ -13,14 +13,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rk.server.db.database import Database
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import apply_migrations, migrate
-from rk.server.db.migrations.m0032_public_facet_counts import FACETS
-from rk.server.db.piccolo_engines import engine_for_database
-from rk.server.services.public_brands import brand_by_uid, brand_index
-from rk.server.services.public_facets import facets
-from rk.server.services.show_filters import ShowFilters
+from rk.server.platform.db.database import Database
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import apply_migrations, migrate
+from rk.server.platform.db.migrations.m0032_public_facet_counts import FACETS
+from rk.server.platform.db.piccolo_engines import engine_for_database
+from rk.server.site.brands import brand_by_uid, brand_index
+from rk.server.site.facets import facets
+from rk.server.site.show_filters import ShowFilters
 
 LIVE = "a.status = 'published' AND a.deleted_at = 0"
 

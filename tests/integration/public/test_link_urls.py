@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from rk.server.db.tables import Article
+from rk.server.platform.db.tables import Article
 from tests.integration.admin.console import HTML, account, sign_in
 from tests.integration.public.archive import Archive, add_show
 from tests.integration.server.helpers import Backend

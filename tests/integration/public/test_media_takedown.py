@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from rk.core import hookimpl
-from rk.server.db.tables import Image
+from rk.server.platform.db.tables import Image
 from tests.integration.admin.console import HTML, account, post_form, sign_in
 from tests.integration.public.archive import Archive, add_show
 from tests.integration.server.helpers import Backend

@@ -15,7 +15,7 @@ import httpx
 import msgspec
 
 from rk.core.plugins import RkPluginManager
-from rk.server.web.static_files import static_url
+from rk.server.platform.web.static_files import static_url
 from tests.integration.admin.console import HTML, account, sign_in
 from tests.integration.public.archive import Archive
 from tests.integration.server.helpers import Backend, backend_settings, running_backend

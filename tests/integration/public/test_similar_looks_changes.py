@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import ImageNeighbor
-from rk.server.services.public_changes import read_changes
+from rk.server.platform.db.public_changes import read_changes
+from rk.server.platform.db.tables import ImageNeighbor
 from tests.integration.embeddings.backend import embed_backend
 from tests.integration.public.archive import seed
 from tests.integration.public.vectors import embed_archive, wait_placed

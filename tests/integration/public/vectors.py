@@ -15,8 +15,8 @@ import pluggy
 
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
-from rk.server.db.tables import Image, ImageEmbedding
-from rk.server.services.embeddings import ModelInfo, submit
+from rk.server.platform.db.tables import Image, ImageEmbedding
+from rk.server.similarity.embeddings import ModelInfo, submit
 from tests.integration.public.archive import Archive
 from tests.models.samples import TINY_CLIP
 

@@ -15,7 +15,7 @@ import sys
 
 from rk.core.config import QueueSettings
 from rk.core.queues import Job
-from rk.server.queues.engine import JobQueue
+from rk.server.platform.jobs.engine import JobQueue
 
 
 async def run(queue: JobQueue, workers: int) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from rk.core.config import QueueSettings
-from rk.server.db.migrate import migrate
-from rk.server.queues.engine import JobQueue
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.jobs.engine import JobQueue
 from tests.integration.queues.helpers import Clock, MakeQueue, Rows, fetch_rows
 
 

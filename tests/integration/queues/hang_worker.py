@@ -11,7 +11,7 @@ import json
 import sys
 
 from rk.core.config import QueueSettings
-from rk.server.queues.engine import JobQueue
+from rk.server.platform.jobs.engine import JobQueue
 
 
 async def main(dsn: str) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 import asyncpg
 
 from rk.core.queues import Job
-from rk.server.db.dsn import sqlite_path
-from rk.server.queues.engine import JobQueue
+from rk.server.platform.db.dsn import sqlite_path
+from rk.server.platform.jobs.engine import JobQueue
 
 Rows = Callable[[str], Awaitable[list[dict[str, Any]]]]
 MakeQueue = Callable[..., Awaitable[JobQueue]]

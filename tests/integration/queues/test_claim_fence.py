@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 import pytest
 
 from rk.core.config import QueueSettings
-from rk.server.db.engine import close, connect
-from rk.server.db.tables import Article
-from rk.server.queues.engine import JobQueue
-from rk.server.services.job_result import JobDone
-from rk.server.workers.claim import Claim, ClaimLost
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.tables import Article
+from rk.server.platform.jobs.claim import Claim, ClaimLost
+from rk.server.platform.jobs.engine import JobQueue
+from rk.server.platform.jobs.job_result import JobDone
 from tests.integration.queues.helpers import Clock, Rows
 
 

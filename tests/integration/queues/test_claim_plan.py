@@ -15,10 +15,10 @@ import asyncpg
 import pytest
 
 from rk.core.config import QueueSettings
-from rk.server.db.dsn import asyncpg_dsn
-from rk.server.db.migrate import migrate
-from rk.server.queues.engine import JobQueue
-from rk.server.queues.postgres import INDEX_PLANS, SQL
+from rk.server.platform.db.dsn import asyncpg_dsn
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.jobs.engine import JobQueue
+from rk.server.platform.jobs.postgres import INDEX_PLANS, SQL
 
 BACKLOG = 20_000
 

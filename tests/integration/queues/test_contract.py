@@ -19,9 +19,9 @@ import pytest
 
 from rk.core.config import QueueSettings
 from rk.core.queues import Job
-from rk.server.queues.engine import JobQueue
-from rk.server.queues.postgres import PostgresQueue
-from rk.server.queues.sqlite import SqliteQueue
+from rk.server.platform.jobs.engine import JobQueue
+from rk.server.platform.jobs.postgres import PostgresQueue
+from rk.server.platform.jobs.sqlite import SqliteQueue
 from tests.integration.queues.helpers import Clock, Rows
 
 HERE = Path(__file__).parent

@@ -15,14 +15,14 @@ import pytest
 
 from rk.core.config import QueueSettings
 from rk.core.wire import CrawlTask
-from rk.server.errors import ApiError
-from rk.server.services.crawl_tasks import (
+from rk.server.crawl.tasks import (
     CrawlTasks,
     TaskConflict,
     TaskNotFound,
     TaskNotHeld,
     UnknownBrand,
 )
+from rk.server.platform.http.errors import ApiError
 from tests.integration.queues.helpers import Clock, Rows
 
 MakeTasks = Callable[..., Awaitable[CrawlTasks]]

@@ -18,10 +18,10 @@ from typing import Any
 from rk.core.config import QueueSettings
 from rk.core.plugins import get_plugin_manager
 from rk.core.queues import Job
-from rk.server.queues.engine import JobQueue
-from rk.server.services.job_result import JobDone
-from rk.server.workers.claim import Claim
-from rk.server.workers.ingest import IngestWorkers
+from rk.server.ingest.worker import IngestWorkers
+from rk.server.platform.jobs.claim import Claim
+from rk.server.platform.jobs.engine import JobQueue
+from rk.server.platform.jobs.job_result import JobDone
 from tests.integration.queues.helpers import Clock, MakeQueue, Rows, claim_at_once
 
 HERE = Path(__file__).parent

@@ -13,8 +13,8 @@ import pytest
 
 from rk.core.config import QueueSettings
 from rk.core.queues import SignedJob
-from rk.server.queues.engine import JobQueue
-from rk.server.queues.signed_batches import SignedBatches
+from rk.server.platform.jobs.engine import JobQueue
+from rk.server.platform.jobs.signed_batches import SignedBatches
 from tests.integration.queues.helpers import Clock, Rows
 
 

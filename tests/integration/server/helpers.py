@@ -27,8 +27,8 @@ from rk.core.storage import Storage
 from rk.core.uids import brand_uid
 from rk.core.wire import BrandRef, ImageRef, Kind, Look, ShowIngest
 from rk.server.app import create_app
-from rk.server.db.tables import Article, Brand, Image, IngestJob
-from rk.server.proxies import proxy_options
+from rk.server.platform.db.tables import Article, Brand, Image, IngestJob
+from rk.server.platform.http.proxies import proxy_options
 from tests.support.net import free_port
 
 SECRET = "server-test-secret"

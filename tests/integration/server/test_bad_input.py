@@ -18,7 +18,7 @@ import pytest
 from rk.core.plugins import RkPluginManager
 from rk.core.thumbs import make_thumbnail
 from rk.core.wire import MAX_ID
-from rk.server.db.tables import CrawlTask, ImageEmbeddingFailure
+from rk.server.platform.db.tables import CrawlTask, ImageEmbeddingFailure
 from tests.integration.embeddings.backend import embed_backend
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import Backend, backend_settings, job_count, show

@@ -12,7 +12,7 @@ import json
 import msgspec
 
 from rk.core.wire import ImageRef, Look, ShowIngest
-from rk.server.db.tables import Brand
+from rk.server.platform.db.tables import Brand
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import Backend, article_of, images_of, show
 from tests.integration.server.images import ImageServer, jpeg

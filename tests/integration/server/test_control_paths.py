@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from rk.server.control_paths import MESSAGE
+from rk.server.platform.http.control_paths import MESSAGE
 from tests.integration.server.test_slow_clients import answer_of, backend, head
 from tests.integration.spider.procs import Backend
 

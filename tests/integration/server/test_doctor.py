@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from rk.cli.doctor_checks import skew_finding
-from rk.server.db.tables import IngestJob
+from rk.server.platform.db.tables import IngestJob
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import SECRET, backend_settings
 from tests.support.cli import RK

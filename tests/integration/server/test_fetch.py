@@ -6,7 +6,7 @@ import msgspec
 import pytest
 
 from rk.core.config import SecuritySettings
-from rk.server.services.fetch import (
+from rk.server.ingest.fetch import (
     Fetcher,
     FetchError,
     FetchPolicy,

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from rk.core.plugins import RkPluginManager
 from rk.core.storage import StorageContext, open_storage
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.migrations.m0028_image_sizes import forwards
-from rk.server.db.piccolo_engines import engine_for_database
-from rk.server.db.tables import Article, Image
-from rk.server.services.storage_gc import sweep
+from rk.server.media.storage_gc import sweep
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.migrations.m0028_image_sizes import forwards
+from rk.server.platform.db.piccolo_engines import engine_for_database
+from rk.server.platform.db.tables import Article, Image
 from tests.integration.server.images import jpeg
 
 

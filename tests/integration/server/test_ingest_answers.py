@@ -22,7 +22,7 @@ import pytest
 
 from rk.core.plugins import new_plugin_manager
 from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signed_headers
-from rk.server.services.intake import source_kinds
+from rk.server.ingest.intake import source_kinds
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import (
     INGEST,

@@ -15,7 +15,7 @@ from PIL import Image as PILImage
 
 from rk.core import hookimpl
 from rk.core.wire import ImageRef
-from rk.server.db.tables import Article, Image
+from rk.server.platform.db.tables import Article, Image
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import UPLOAD_URL, Backend, article_of, images_of, show
 from tests.integration.server.images import Answer, ImageServer, jpeg

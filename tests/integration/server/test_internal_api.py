@@ -16,7 +16,7 @@ import pytest
 from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from rk.core.uids import brand_uid
 from rk.core.wire import BrandRef
-from rk.server.db.tables import IngestJob
+from rk.server.platform.db.tables import IngestJob
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import (
     INGEST,

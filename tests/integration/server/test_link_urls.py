@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from rk.server.db.tables import Article, Image
+from rk.server.platform.db.tables import Article, Image
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import Backend, backend_settings, job_count, show
 from tests.integration.server.test_internal_api import assert_error

@@ -18,11 +18,11 @@ from rk.core.keys import content_key, sha1_hex, thumb_key
 from rk.core.queues import Job
 from rk.core.storage import StorageContext
 from rk.plugins.s4_storage.store import ObjectStoreStorage
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.queues.engine import JobQueue
-from rk.server.services.media_refs import delete_if_unreferenced
-from rk.server.services.store_image import Written
+from rk.server.ingest.store_image import Written
+from rk.server.media.refs import delete_if_unreferenced
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.jobs.engine import JobQueue
 from tests.integration.queues.helpers import Clock, fetch_rows
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import time
 
-from rk.server.db.tables import Article, Image
-from rk.server.services.media_cleanup import enqueue_media_cleanup
+from rk.server.media.cleanup import enqueue_media_cleanup
+from rk.server.platform.db.tables import Article, Image
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import article_of, show
 from tests.integration.server.images import ImageServer, jpeg

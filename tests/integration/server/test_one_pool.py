@@ -13,8 +13,8 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
-from rk.server.db.engine import database_of
-from rk.server.db.tables import Article
+from rk.server.platform.db.engine import database_of
+from rk.server.platform.db.tables import Article
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import backend_settings, show
 from tests.integration.server.images import Answer, ImageServer, jpeg

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from rk.server.db.tables import CrawlTask, IngestJob
+from rk.server.platform.db.tables import CrawlTask, IngestJob
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import add_brand, backend_settings, show
 from tests.integration.server.images import ImageServer, jpeg

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rk.core.config import Settings
-from rk.server.db.tables import IngestJob
+from rk.server.platform.db.tables import IngestJob
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import backend_settings
 from tests.integration.server.test_operations import samples

@@ -11,8 +11,8 @@ import numpy as np
 
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import Article
-from rk.server.vectors.exact import ExactIndex
+from rk.server.platform.db.tables import Article
+from rk.server.similarity.vectors.exact import ExactIndex
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import article_of, images_of, show
 from tests.integration.server.images import ImageServer, jpeg

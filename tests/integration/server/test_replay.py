@@ -14,8 +14,8 @@ import httpx
 import msgspec
 
 from rk.core.signing import NONCE_HEADER, signed_headers
-from rk.server.db.tables import SignedRequest
-from rk.server.services.replay_guard import ReplayGuard
+from rk.server.platform.db.tables import SignedRequest
+from rk.server.platform.signing.replay_guard import ReplayGuard
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import INGEST, SECRET, backend_settings, job_count, show
 from tests.integration.server.test_internal_api import assert_error

@@ -15,7 +15,7 @@ import httpx
 import msgspec
 
 from rk.core.signing import signed_headers
-from rk.server.capacity import MESSAGE, RETRY_AFTER_S
+from rk.server.platform.http.capacity import MESSAGE, RETRY_AFTER_S
 from tests.integration.server.helpers import INGEST, SECRET, UPLOAD_URL, show
 from tests.integration.server.test_operations import Samples, samples
 from tests.integration.spider.procs import Backend, eventually

@@ -25,8 +25,8 @@ import httpx
 import msgspec
 
 from rk.core.signing import signed_headers
-from rk.server.db.engine import close, connect
-from rk.server.db.tables import IngestJob
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.tables import IngestJob
 from tests.integration.server.helpers import INGEST, show
 from tests.integration.server.images import Answer, ImageServer, jpeg
 from tests.support.cli import RK, rk

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rk.core.plugins import RkPluginManager
 from rk.core.storage import StorageContext, open_storage
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.workers.storage_sweep import START_DELAY_S, StorageSweeper
+from rk.server.media.storage_sweep import START_DELAY_S, StorageSweeper
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
 
 
 async def test_one_process_sweeps_per_interval_and_orphans_go(

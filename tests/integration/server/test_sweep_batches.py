@@ -9,10 +9,10 @@ from pathlib import Path
 
 from rk.core.plugins import RkPluginManager
 from rk.core.storage import StorageContext, open_storage
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.tables import Article, Image
-from rk.server.services.storage_gc import sweep
+from rk.server.media.storage_gc import sweep
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import Article, Image
 
 
 def key_of(data: bytes) -> str:

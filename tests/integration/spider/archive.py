@@ -1,6 +1,6 @@
 """What the archive holds, read in the test process through rk's piccolo tables.
 
-The test binds the tables to the backend's database (``rk.server.db.engine.connect``)
+The test binds the tables to the backend's database (``rk.server.platform.db.engine.connect``)
 and reads tasks, articles, images and ingest jobs; the expected shows come from the real
 Vogue source plugin over HTTP against the same local site the spiders crawl.
 """
@@ -18,7 +18,7 @@ from rk.core.keys import sha1_hex
 from rk.core.sources import BrandTarget
 from rk.core.wire import ShowIngest
 from rk.plugins.vogue.source import VogueSource
-from rk.server.db.tables import Article, CrawlTask, Image, IngestJob
+from rk.server.platform.db.tables import Article, CrawlTask, Image, IngestJob
 from tests.integration.spider.photos import PhotoSite
 
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from rk.core.config import QueueSettings
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.services.brand_admin import add_brand
-from rk.server.services.crawl_tasks import CrawlTasks
+from rk.server.brands.management import add_brand
+from rk.server.crawl.tasks import CrawlTasks
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
 from tests.integration.spider.photos import PhotoSite, serve_photo_site
 from tests.integration.spider.procs import Backend, Proc, spider, spider_config
 

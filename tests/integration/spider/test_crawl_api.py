@@ -15,7 +15,7 @@ import pytest
 from rk.core.client import BackendClient, TaskLost
 from rk.core.signing import signed_headers
 from rk.core.wire import CrawlResult
-from rk.server.db.tables import Brand
+from rk.server.platform.db.tables import Brand
 from tests.integration.spider import archive
 from tests.integration.spider.conftest import E2E, SECRET
 from tests.integration.spider.procs import LEASE_S, Backend

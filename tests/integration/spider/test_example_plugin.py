@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rk.server.db.tables import Image
+from rk.server.platform.db.tables import Image
 from tests.integration.spider import archive
 from tests.integration.spider.conftest import E2E, SECRET
 from tests.integration.spider.procs import Backend, clean_env, eventually

@@ -16,7 +16,7 @@ import msgspec
 from rk.core.errors import ShowSkipped
 from rk.core.wire import BrandRef, ShowIngest
 from rk.plugins.theimpression.source import TheImpressionSource
-from rk.server.services.brands import brand_info
+from rk.server.brands.lookup import brand_info
 from tests.integration.spider import archive
 from tests.integration.spider.conftest import E2E, SECRET
 from tests.integration.spider.photos import SITES, PhotoSite

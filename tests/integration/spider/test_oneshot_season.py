@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from rk.server.db.tables import Article
-from rk.server.services.brand_admin import find_brand
+from rk.server.brands.management import find_brand
+from rk.server.platform.db.tables import Article
 from tests.integration.spider import archive
 from tests.integration.spider.conftest import E2E, SECRET
 from tests.integration.spider.photos import PhotoSite

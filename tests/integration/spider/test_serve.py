@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 
 from rk.core.config import QueueSettings
-from rk.server.services.crawl_tasks import CrawlTasks
+from rk.server.crawl.tasks import CrawlTasks
 from tests.integration.spider import archive
 from tests.integration.spider.conftest import E2E
 from tests.integration.spider.procs import claims, eventually, reports

@@ -17,7 +17,7 @@ from litestar.di import Provide
 
 from rk.core.config import Settings
 from rk.core.storage import Storage
-from rk.server.routes.media import media_routes
+from rk.server.media.routes import media_routes
 from tests.support.net import free_port, wait_for_port
 
 SECRET = "storage-test-secret"

@@ -13,8 +13,8 @@ import pytest
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
 from rk.core.vector_indexes import VectorIndex, get_vector_index
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
 from tests.support.pg import fresh_database
 from tests.support.pgvector import fresh_pgvector_database, pgvector_server
 

@@ -8,10 +8,10 @@ import pluggy
 from piccolo.querystring import QueryString
 
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
-from rk.server.db.tables import Image, ImageEmbedding
-from rk.server.services.embeddings import ModelInfo, submit, vector_bytes
-from rk.server.services.neighbour_lists import decode
-from rk.server.services.neighbours import normalised
+from rk.server.platform.db.tables import Image, ImageEmbedding
+from rk.server.similarity.embeddings import ModelInfo, submit, vector_bytes
+from rk.server.similarity.neighbour_lists import decode
+from rk.server.similarity.neighbours import normalised
 from tests.integration.embeddings import seed
 
 MODEL = "m"

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from rk.core.config import VectorSettings
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.vectors.pgvector import PgvectorIndex
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.similarity.vectors.pgvector import PgvectorIndex
 from tests.integration.vectors.helpers import MODEL, bulk
 from tests.support.pgvector import fresh_pgvector_database, pgvector_server
 
@@ -56,7 +56,7 @@ async def _build_warnings(dsn: str, caplog: pytest.LogCaptureFixture) -> list[st
     engine = await connect(dsn)
     try:
         await bulk(np.random.default_rng(5), 2000)
-        with caplog.at_level(logging.WARNING, logger="rk.server.vectors"):
+        with caplog.at_level(logging.WARNING, logger="rk.server.similarity.vectors"):
             assert await PgvectorIndex(VectorSettings()).reindex(MODEL) == 2000
         return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     finally:

@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 
 from rk.core.config import VectorSettings
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.vectors.db import rows
-from rk.server.vectors.pg_spaces import spaces
-from rk.server.vectors.pgvector import PgvectorIndex
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.similarity.vectors.db import rows
+from rk.server.similarity.vectors.pg_spaces import spaces
+from rk.server.similarity.vectors.pgvector import PgvectorIndex
 from tests.integration.vectors.helpers import MODEL, brute, bulk, clustered
 from tests.support.pgvector import fresh_pgvector_database, pgvector_server
 from tests.support.skips import skip_or_fail
@@ -120,7 +120,7 @@ async def test_a_build_short_of_shared_memory_is_done_again_serially(
         index = PgvectorIndex(VectorSettings(build_memory_mb=64, ef_search=1000))
         for _ in ("create", "rebuild (REINDEX, which leaves a _ccnew copy)"):
             caplog.clear()
-            with caplog.at_level(logging.WARNING, logger="rk.server.vectors"):
+            with caplog.at_level(logging.WARNING, logger="rk.server.similarity.vectors"):
                 assert await index.reindex(MODEL) == 2000
             [space] = await spaces(MODEL)
             assert space.ready

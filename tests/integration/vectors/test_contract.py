@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import Article, ImageEmbedding
-from rk.server.services.embeddings import vector_bytes
-from rk.server.services.neighbours import normalised
+from rk.server.platform.db.tables import Article, ImageEmbedding
+from rk.server.similarity.embeddings import vector_bytes
+from rk.server.similarity.neighbours import normalised
 from tests.integration.embeddings import seed
 from tests.integration.vectors.conftest import Setup
 from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show

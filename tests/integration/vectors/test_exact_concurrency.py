@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from rk.core.config import VectorSettings
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.tables import Article
-from rk.server.vectors.exact import ExactIndex
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import Article
+from rk.server.similarity.vectors.exact import ExactIndex
 from tests.integration.embeddings import seed
 from tests.integration.vectors.helpers import DIM, MODEL
 
@@ -29,8 +29,8 @@ import asyncio, sys
 import numpy as np
 from rk.core.plugins import new_plugin_manager
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
-from rk.server.db.engine import close, connect
-from rk.server.services.embeddings import ModelInfo, submit
+from rk.server.platform.db.engine import close, connect
+from rk.server.similarity.embeddings import ModelInfo, submit
 
 async def main(dsn, log, seed, ids):
     engine = await connect(dsn)

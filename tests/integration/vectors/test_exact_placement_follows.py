@@ -18,13 +18,13 @@ import pytest
 
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.db.tables import ImageEmbedding
-from rk.server.services.job_lock import JobLease
-from rk.server.services.neighbour_lists import decode
-from rk.server.vectors.exact import ExactIndex
-from rk.server.workers.neighbours import NeighboursJob
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import ImageEmbedding
+from rk.server.platform.jobs.job_lock import JobLease
+from rk.server.similarity.neighbour_lists import decode
+from rk.server.similarity.neighbours_job import NeighboursJob
+from rk.server.similarity.vectors.exact import ExactIndex
 from tests.integration.embeddings import seed
 from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save
 from tests.integration.vectors.test_changes_after_deletes import stored_lists
@@ -37,9 +37,9 @@ import asyncio, sys
 import numpy as np
 from rk.core.plugins import new_plugin_manager
 from rk.core.wire import EmbeddingSubmit, EmbeddingVector
-from rk.server.db.engine import close, connect
-from rk.server.db.tables import Image
-from rk.server.services.embeddings import ModelInfo, submit
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.tables import Image
+from rk.server.similarity.embeddings import ModelInfo, submit
 
 async def main(dsn, doomed, kept, moved):
     engine = await connect(dsn)

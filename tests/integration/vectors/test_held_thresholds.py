@@ -13,18 +13,18 @@ import pytest
 
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.services.job_lock import JobLease
-from rk.server.services.neighbour_lists import (
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.jobs.job_lock import JobLease
+from rk.server.similarity.neighbour_lists import (
     Thresholds,
     load_lists,
     place_transaction,
     write_lists,
 )
-from rk.server.services.neighbour_thresholds import HELD, with_lists
-from rk.server.vectors.exact import ExactIndex
-from rk.server.workers.neighbours import NeighboursJob
+from rk.server.similarity.neighbour_thresholds import HELD, with_lists
+from rk.server.similarity.neighbours_job import NeighboursJob
+from rk.server.similarity.vectors.exact import ExactIndex
 from tests.integration.embeddings import seed
 from tests.integration.vectors.helpers import MODEL, clustered, save
 from tests.integration.vectors.test_changes_after_deletes import delete_images, stored_lists

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from rk.core.plugins import RkPluginManager
-from rk.server.db.tables import ImageEmbedding
-from rk.server.services.job_lock import JobLease
-from rk.server.workers.neighbours import NeighboursJob
+from rk.server.platform.db.tables import ImageEmbedding
+from rk.server.platform.jobs.job_lock import JobLease
+from rk.server.similarity.neighbours_job import NeighboursJob
 from tests.integration.embeddings import seed
 from tests.integration.vectors.conftest import Setup
 from tests.integration.vectors.helpers import MODEL, clustered, save

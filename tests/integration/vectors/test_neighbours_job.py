@@ -7,11 +7,11 @@ import numpy as np
 
 from rk.core.config import VectorSettings
 from rk.core.plugins import RkPluginManager
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.services.job_lock import JobLease
-from rk.server.vectors.pgvector import PgvectorIndex
-from rk.server.workers.neighbours import NeighboursJob
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.jobs.job_lock import JobLease
+from rk.server.similarity.neighbours_job import NeighboursJob
+from rk.server.similarity.vectors.pgvector import PgvectorIndex
 from tests.integration.embeddings import seed
 from tests.integration.embeddings.test_neighbours_job import K, clustered, save, stored_lists
 from tests.unit.server.brute_force import assert_exact

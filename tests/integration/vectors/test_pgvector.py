@@ -13,15 +13,15 @@ from rk.core.config import VectorSettings
 from rk.core.errors import RkError
 from rk.core.plugins import RkPluginManager
 from rk.core.vector_indexes import Placed
-from rk.server.db.engine import close, connect
-from rk.server.db.migrate import migrate
-from rk.server.services.job_lock import JobLease
-from rk.server.vectors.choose import open_vector_index
-from rk.server.vectors.db import rows
-from rk.server.vectors.exact import ExactIndex
-from rk.server.vectors.pg_build import build_memory_mb
-from rk.server.vectors.pg_spaces import spaces
-from rk.server.vectors.pgvector import PgvectorIndex
+from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.migrate import migrate
+from rk.server.platform.jobs.job_lock import JobLease
+from rk.server.similarity.vectors.choose import open_vector_index
+from rk.server.similarity.vectors.db import rows
+from rk.server.similarity.vectors.exact import ExactIndex
+from rk.server.similarity.vectors.pg_build import build_memory_mb
+from rk.server.similarity.vectors.pg_spaces import spaces
+from rk.server.similarity.vectors.pgvector import PgvectorIndex
 from tests.integration.embeddings import seed
 from tests.integration.vectors.helpers import DIM, MODEL, brute, bulk, clustered, save, show
 from tests.support.cli import rk

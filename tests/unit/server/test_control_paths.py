@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rk.server.control_paths import has_control
+from rk.server.platform.http.control_paths import has_control
 
 CONTROLS = [chr(code) for code in [*range(0x20), *range(0x7F, 0xA0)]]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rk.server.services.public_pictures import Picture, alt_text
-from rk.server.services.public_show import DetailGroup, detail_groups
+from rk.server.site.pictures import Picture, alt_text
+from rk.server.site.show import DetailGroup, detail_groups
 
 
 def pic(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rk.server.services.neighbours import (
+from rk.server.similarity.neighbours import (
     SKIP,
     Placement,
     merge_list,

@@ -1,4 +1,5 @@
-"""Only ``server/db`` opens database connections: everything else goes through its Database."""
+"""Only ``server/platform/db`` opens database connections: everything else goes through its
+Database."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def test_no_connection_is_opened_outside_server_db() -> None:
         path
         for folder in ("server", "cli", "core", "plugins")
         for path in sorted((ROOT / folder).rglob("*.py"))
-        if not path.is_relative_to(ROOT / "server" / "db")
+        if not path.is_relative_to(ROOT / "server" / "platform" / "db")
     ]
     assert len(files) > 50
     bad = [hit for path in files for hit in openers_in(path)]

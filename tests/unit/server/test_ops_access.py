@@ -10,7 +10,7 @@ import pytest
 
 from rk.core.config import ServerSettings, Settings, load_settings, masked
 from rk.core.errors import ConfigError
-from rk.server.ops_access import OpsAccess
+from rk.server.platform.ops.ops_access import OpsAccess
 
 TOKEN = "ops-token-0123456789abcdef"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rk.server.services.passwords import common_passwords, password_problem
+from rk.server.console.accounts.passwords import common_passwords, password_problem
 
 
 def test_the_bundled_list_holds_ten_thousand_lowercase_passwords() -> None:

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TypeVar
 
-from rk.server.services.passwords import matches, new_hash
+from rk.server.console.accounts.passwords import matches, new_hash
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ import uvicorn
 
 from rk.core.config import ServerSettings, load_settings
 from rk.core.errors import ConfigError
-from rk.server.proxies import proxy_options
+from rk.server.platform.http.proxies import proxy_options
 
 
 def test_no_trusted_proxies_means_no_forwarded_headers() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rk.server.services.neighbours import SKIP, Placement, normalised
-from rk.server.services.search_index import HASH_FACTORS, HASH_PRIMES, Fingerprint, id_hash
-from rk.server.services.vector_shards import Shard, top_k
+from rk.server.similarity.neighbours import SKIP, Placement, normalised
+from rk.server.similarity.search_index import HASH_FACTORS, HASH_PRIMES, Fingerprint, id_hash
+from rk.server.similarity.vector_shards import Shard, top_k
 
 
 def scan(ids: np.ndarray, vectors: np.ndarray, query: np.ndarray, k: int, block: int):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rk.server.web.templating import (
+from rk.server.platform.web.templating import (
     environment,
     filesize,
     relative,

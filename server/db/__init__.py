@@ -1,1 +1,0 @@
-"""rk.server.db: piccolo tables, engine configuration and migrations."""

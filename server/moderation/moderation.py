@@ -1,0 +1,202 @@
+"""Moderation: publish, reject or (soft-)delete articles, each change audited and announced.
+
+The web console and ``rk articles`` both come here. For each article the status change
+and its audit row commit in one transaction; a delete also queues, in that transaction,
+the media cleanup job that removes objects no other live article uses. After the commit
+``rk_article_status_changed`` is fired (a delete reports ``new="deleted"``), and when a
+published article was rejected or deleted, ``rk_media_withdrawn`` with the keys that no
+published article uses any more (``/media`` answers 404 for them from then on), so an
+operator's CDN can be purged.
+
+A form may say which status it saw (``expected``): when the article changed meanwhile
+the change is refused (``StaleArticle``, 409) and nothing is written.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal, cast, get_args
+
+import msgspec
+import pluggy
+from msgspec import Struct
+
+from rk.core.media_urls import media_url
+from rk.core.plugins import notify
+from rk.server.media.access import published_key
+from rk.server.media.cleanup import KIND as MEDIA_CLEANUP
+from rk.server.media.cleanup import MediaCleanup
+from rk.server.platform.db.tables import Article, Image, IngestJob, ModerationAudit
+from rk.server.platform.db.write_transactions import write_transaction
+from rk.server.platform.http.errors import ApiError, NotFound
+
+Action = Literal["publish", "reject", "delete"]
+ACTIONS: tuple[str, ...] = get_args(Action)
+TARGET = {"publish": "published", "reject": "rejected", "delete": "deleted"}
+MAX_BATCH = 500
+TAB_COUNTS: dict[int, tuple[float, dict[str, int]]] = {}
+"""The console's recent tab counts per brand id (``admin_articles.tab_counts``): when they
+were counted and the counts. A decision here forgets them."""
+
+
+class Actor(Struct, frozen=True, kw_only=True):
+    """Who acts: an account (id 0 for the operator's shell) and through what."""
+
+    user_id: int = 0
+    name: str
+    via: Literal["web", "cli"]
+
+
+class UnknownArticle(NotFound):
+    """No article has this id."""
+
+
+class StaleArticle(ApiError):
+    """The article changed since the form was shown, or is deleted; nothing was written."""
+
+    status_code = 409
+
+
+class Change(Struct, frozen=True, kw_only=True):
+    """One article's change: from ``old`` to ``new`` (equal when nothing was to do)."""
+
+    article_id: int
+    old: str
+    new: str
+
+    @property
+    def changed(self) -> bool:
+        """False when the article already had the asked-for status."""
+        return self.old != self.new
+
+
+def visible_status(status: str, deleted_at: int) -> str:
+    """``deleted`` for a soft-deleted article, else its status."""
+    return "deleted" if deleted_at else status
+
+
+def check_action(action: str) -> Action:
+    """``action`` if it is one of ACTIONS, else ApiError."""
+    if action not in ACTIONS:
+        raise ApiError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
+    return cast(Action, action)
+
+
+async def _apply(article_id: int, action: Action, actor: Actor, expected: str | None) -> Change:
+    now = int(time.time())
+    new = TARGET[action]
+    async with write_transaction(Article):
+        row = (
+            await Article.select(Article.status, Article.deleted_at)
+            .where(Article.id == article_id)
+            .first()
+        )
+        if row is None:
+            raise UnknownArticle(f"article {article_id} does not exist")
+        old = visible_status(str(row["status"]), int(row["deleted_at"]))
+        if expected is not None and expected != old:
+            raise StaleArticle(
+                f"article {article_id} is {old} now (it was {expected} when the page was shown)"
+            )
+        if old == "deleted":
+            if new == "deleted":
+                return Change(article_id=article_id, old=old, new=old)
+            raise StaleArticle(f"article {article_id} is deleted; a deleted article stays deleted")
+        if old == new:
+            return Change(article_id=article_id, old=old, new=new)
+        if action == "delete":
+            await Article.update({Article.deleted_at: now, Article.updated_at: now}).where(
+                Article.id == article_id
+            )
+            payload = msgspec.json.encode(MediaCleanup(article_id=article_id)).decode()
+            await IngestJob.insert(
+                IngestJob(
+                    kind=MEDIA_CLEANUP,
+                    status="pending",
+                    payload=payload,
+                    next_attempt_at=now,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        else:
+            await Article.update({Article.status: new, Article.updated_at: now}).where(
+                Article.id == article_id
+            )
+        await ModerationAudit.insert(
+            ModerationAudit(
+                article_id=article_id,
+                user_id=actor.user_id,
+                actor=actor.name,
+                old_status=old,
+                new_status=new,
+                via=actor.via,
+                at=now,
+            )
+        )
+    return Change(article_id=article_id, old=old, new=new)
+
+
+async def withdrawn_keys(article_id: int) -> list[str]:
+    """The article's media keys (originals, then thumbnails) no published article uses."""
+    rows = await Image.select(Image.key, Image.thumb_key).where(Image.article_id == article_id)
+    keys = [str(row["key"]) for row in rows] + [str(row["thumb_key"]) for row in rows]
+    return [key for key in dict.fromkeys(keys) if key and not await published_key(key)]
+
+
+async def _announce_withdrawn(pm: pluggy.PluginManager, change: Change, backend_url: str) -> None:
+    """Fire ``rk_media_withdrawn`` when ``change`` took a published article's media down."""
+    if change.old != "published" or change.new == "published":
+        return
+    keys = await withdrawn_keys(change.article_id)
+    if keys:
+        urls = [media_url(backend_url, key) for key in keys]
+        notify(pm, "rk_media_withdrawn", article_id=change.article_id, keys=keys, urls=urls)
+
+
+async def moderate(
+    pm: pluggy.PluginManager,
+    article_ids: list[int],
+    action: str,
+    actor: Actor,
+    expected: str | None = None,
+    *,
+    backend_url: str = "",
+) -> list[Change]:
+    """Apply ``action`` to each article in order; the changes (unchanged ones included).
+
+    Each article commits on its own; an unknown id or a stale article stops the batch
+    there (earlier articles stay changed, and the error says which one stopped it).
+    ``backend_url`` (``server.public_url``, else the listen address) makes the URLs that
+    ``rk_media_withdrawn`` reports.
+    """
+    checked = check_action(action)
+    if not article_ids:
+        raise ApiError("no article selected")
+    if len(article_ids) > MAX_BATCH:
+        raise ApiError(f"at most {MAX_BATCH} articles at once, not {len(article_ids)}")
+    changes: list[Change] = []
+    for article_id in dict.fromkeys(article_ids):
+        change = await _apply(article_id, checked, actor, expected)
+        changes.append(change)
+        TAB_COUNTS.clear()
+        if change.changed:
+            notify(
+                pm,
+                "rk_article_status_changed",
+                article_id=article_id,
+                old=change.old,
+                new=change.new,
+            )
+            await _announce_withdrawn(pm, change, backend_url)
+    return changes
+
+
+def summary(action: str, changes: list[Change]) -> str:
+    """``Published 3 articles (1 already published)`` for the page or the shell."""
+    done = sum(1 for change in changes if change.changed)
+    verb = {"publish": "Published", "reject": "Rejected", "delete": "Deleted"}[action]
+    noun = "article" if done == 1 else "articles"
+    text = f"{verb} {done} {noun}"
+    same = len(changes) - done
+    return text + (f" ({same} already {TARGET[action]})" if same else "")

@@ -1,0 +1,1 @@
+"""rk.server.platform.db: piccolo tables, engine configuration and migrations."""

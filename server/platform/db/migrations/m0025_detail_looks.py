@@ -1,0 +1,28 @@
+"""0025: detail shots linked to their looks, and the model wearing each look.
+
+- ``images.look_number``: the look an image shows — a look's own number, the look a detail
+  shot belongs to (from the source's slideshow), NULL for a detail nobody linked;
+- ``images.model_name``: the model wearing a look ("" when the source does not say);
+- an index (article_id, look_number) so a show page lists each look with its details.
+
+Existing rows: looks get their number (``position``), details stay NULL (unlinked).
+"""
+
+from __future__ import annotations
+
+from piccolo.engine.base import Engine
+
+from rk.server.platform.db.migrate import execute
+
+STATEMENTS = [
+    "ALTER TABLE images ADD COLUMN look_number INTEGER NULL",
+    "ALTER TABLE images ADD COLUMN model_name VARCHAR(200) NOT NULL DEFAULT ''",
+    "UPDATE images SET look_number = position WHERE role = 'look'",
+    "CREATE INDEX images_article_look_idx ON images (article_id, look_number)",
+]
+
+
+async def forwards(engine: Engine) -> None:
+    """Add the two columns, fill look numbers of existing looks, and index them."""
+    for sql in STATEMENTS:
+        await execute(engine, sql)

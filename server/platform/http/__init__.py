@@ -1,0 +1,5 @@
+"""rk.server.platform.http: the HTTP plumbing every route shares: errors,
+request context and metrics, strict bodies, security headers, slow clients, proxies.
+"""
+
+from __future__ import annotations

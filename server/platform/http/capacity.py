@@ -1,0 +1,84 @@
+"""Past ``server.max_connections``: a JSON 503 with ``Retry-After``, answered by rk itself.
+
+uvicorn's own cap (``limit_concurrency``) answers a plain-text "Service Unavailable" that no
+rk client can read as an error. Here the protocol (``CappedProtocol``, mixed into rk's
+uvicorn protocol) applies the same rule as uvicorn — this process holds ``max_connections``
+open connections or requests in flight — and marks the request's scope; the app's outer
+handler (``refuse_over_capacity``) answers a marked request with ``{"error": …}``, a
+``Retry-After`` and ``Connection: close``, before any route runs and with the security
+headers, and counts it in ``rk_http_over_capacity_total``. uvicorn's cap stays on, set
+higher (``backstop``), as a hard limit should answering 503s itself pile up.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+import msgspec
+from litestar.enums import ScopeType
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Receive,
+    Scope,
+    Send,
+)
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from rk.core.wire import ErrorBody
+from rk.server.platform.http.request_context import HttpMetrics
+
+log = logging.getLogger("rk.server.request")
+OVER_CAPACITY = "rk.over_capacity"
+"""Scope key the protocol sets on a request that arrived past the cap."""
+RETRY_AFTER_S = 2
+"""Seconds a shed client should wait: long enough for requests in flight to finish."""
+MESSAGE = "over capacity: this backend process is at server.max_connections, retry later"
+_BODY = msgspec.json.encode(ErrorBody(error=MESSAGE))
+_START: HTTPResponseStartEvent = {
+    "type": "http.response.start",
+    "status": 503,
+    "headers": [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(_BODY)),
+        (b"retry-after", b"%d" % RETRY_AFTER_S),
+        (b"connection", b"close"),
+    ],
+}
+_END: HTTPResponseBodyEvent = {"type": "http.response.body", "body": _BODY, "more_body": False}
+
+
+def backstop(max_connections: int) -> int:
+    """uvicorn's own ``limit_concurrency``: above rk's cap, so rk's JSON answer comes first."""
+    return max_connections + max(10, max_connections // 10)
+
+
+class CappedProtocol(HttpToolsProtocol):
+    """uvicorn's protocol, marking each request that arrives at ``max_connections``."""
+
+    max_connections = 1000
+
+    def on_headers_complete(self) -> None:
+        cap = self.max_connections
+        if len(self.connections) >= cap or len(self.tasks) >= cap:
+            cast("dict[str, Any]", self.scope)[OVER_CAPACITY] = True
+        super().on_headers_complete()
+
+
+def refuse_over_capacity(app: ASGIApp) -> ASGIApp:
+    """Wrap ``app``: a request the protocol marked gets the JSON 503 and nothing else runs."""
+
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.HTTP and cast("dict[str, Any]", scope).get(OVER_CAPACITY):
+            log.warning("%s over capacity -> 503 (server.max_connections)", scope["method"])
+            metrics: HttpMetrics | None = getattr(scope["app"].state, "http_metrics", None)
+            if metrics is not None:
+                metrics.over_capacity.inc()
+            await send({**_START, "headers": list(_START["headers"])})
+            await send(_END)
+            return
+        await app(scope, receive, send)
+
+    return guard

@@ -1,1 +1,0 @@
-"""rk.server.queues: the ingest job queue engine and its database backends."""

@@ -1,0 +1,57 @@
+"""rk.server.routes: one Litestar controller per resource (media, internal API, admin, public).
+
+``all_routes`` is the one list ``create_app`` mounts. A new spider-facing module adds its
+controller to ``internal_handlers`` (signed, strict bodies, size-limited); anything else
+goes straight into ``all_routes``. ``POST ingest`` is signed too, but serves itself
+(``rk.server.ingest.intake_routes``), so it sits beside that router rather than under its guard.
+"""
+
+from __future__ import annotations
+
+from litestar import Router
+from litestar.types import ControllerRouterHandler
+
+from rk.core.config import Settings
+from rk.server.console import admin_router
+from rk.server.crawl.routes import CrawlTaskController
+from rk.server.ingest.intake_routes import ingest
+from rk.server.ingest.internal_routes import InternalController
+from rk.server.media.routes import media_routes
+from rk.server.platform.http.requests import StrictRequest
+from rk.server.platform.ops.health import HealthController
+from rk.server.platform.signing.hmac_guard import hmac_guard
+from rk.server.platform.signing.ping import PingController
+from rk.server.platform.signing.secrets import resolve_secrets
+from rk.server.platform.web.static_files import static_router
+from rk.server.similarity.embedding_routes import EmbeddingsController
+from rk.server.site import public_routes
+from rk.server.site.search_api import SearchController
+
+INTERNAL_PREFIX = "/admin/internal"
+
+
+def internal_handlers() -> list[ControllerRouterHandler]:
+    """The controllers under ``/admin/internal`` (HMAC-signed spider API)."""
+    return [InternalController, CrawlTaskController, EmbeddingsController, PingController]
+
+
+def all_routes(settings: Settings, secret: str = "") -> list[ControllerRouterHandler]:
+    """Every route of the backend; ``secret`` signs the console's CSRF tokens."""
+    internal = Router(
+        INTERNAL_PREFIX,
+        route_handlers=internal_handlers(),
+        guards=[hmac_guard],
+        request_class=StrictRequest,
+        request_max_body_size=settings.server.max_body_bytes,
+    )
+    lean = Router(INTERNAL_PREFIX, route_handlers=[ingest])  # checks its own signature
+    return [
+        internal,
+        lean,
+        admin_router(settings, secret or resolve_secrets(settings).media),
+        *media_routes(),
+        SearchController,
+        *public_routes(),
+        static_router(),
+        HealthController,
+    ]

@@ -1,1 +1,0 @@
-"""Backend logic, one module per job: ingest, fetch, media cleanup, brand lookup."""

@@ -1,0 +1,325 @@
+"""An in-process index of a model's published vectors, kept fresh from the database.
+
+Text and image search used to read every published vector per query (seconds at 1M
+images). Here each backend process holds, per (kind, dim) of a model, a float32 matrix of
+the vectors of images of published, live articles (``vector_shards.Shard``) and answers a
+query with one matrix-vector product and a partial sort.
+
+Several backend processes share one database, so before every query the index asks the
+database what changed (in-process events would miss the other processes):
+
+- articles: a fingerprint of the published, live set — count, sum of ids, sum of a hash
+  of the ids — from one aggregate over ``articles``. It compares states, not clocks, so it
+  needs nothing of whoever publishes, rejects or deletes (no ``updated_at`` discipline, no
+  same-second ties). When it differs, the published ids are read: rows of articles that
+  left are dropped, and only the vectors of articles that joined are read.
+- vectors: rows of ``image_embeddings`` whose ``change_seq`` is above the highest seen
+  (an index range, empty when nothing changed), with the vector only where it counts.
+  The database stamps ``change_seq`` on every write of a vector in commit order
+  (migration 0030), so what a reader sees is always every stamp up to the highest it sees:
+  nothing committed can hide below it, and no timing constant is needed. Stamps only grow,
+  even when the newest vectors are deleted (migration 0035).
+- deletions: rows of ``vector_deletions`` stamped on the same clock (migration 0036), read
+  for the same range of stamps as the vectors and applied before them, so a deleted vector
+  leaves the index (and an image id SQLite hands out again never shows an old vector).
+
+The rows held are exactly: this model's vectors stamped up to the highest ``change_seq``
+seen and not deleted by then, of images of the articles in ``published``. A vector
+re-submitted for an image the index holds replaces the held one. Answers are re-checked
+against the database by ``services.search``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from piccolo.engine.base import Engine
+from piccolo.querystring import QueryString
+
+from rk.server.platform.db.tables import Image
+from rk.server.similarity.neighbour_lists import decode
+from rk.server.similarity.neighbours import Floats
+from rk.server.similarity.vector_shards import Part, Shard, top_k
+from rk.server.similarity.vector_stamps import stamped_pages
+
+log = logging.getLogger(__name__)
+
+PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
+HASH_PRIMES = (2147483647, 2147483629, 2147483587)
+HASH_FACTORS = (2654435761, 2246822519)
+"""``hash(id) = (id·A mod P1)·(id·B mod P2) mod P3``: not linear, so sets with equal count
+and id sum hash apart; every product stays below 2**63 for ids below 2**31."""
+_P1, _P2, _P3 = HASH_PRIMES
+_A, _B = HASH_FACTORS
+FINGERPRINT_SQL = (
+    "SELECT COUNT(*) AS n, COALESCE(SUM(a.id), 0) AS s,"
+    f" COALESCE(SUM(((a.id % {_P1}) * {_A} % {_P1}) * ((a.id % {_P2}) * {_B} % {_P2}) % {_P3}),"
+    f" 0) AS h, (SELECT COALESCE(MAX(change_seq), 0) FROM image_embeddings) AS top,"
+    " (SELECT COALESCE(MAX(change_seq), 0) FROM vector_deletions) AS gone"
+    f" FROM articles a WHERE {PUBLISHED}"
+)
+"""The whole check when nothing changed: the published set's fingerprint and the highest
+vector and deletion stamps, in one statement (an aggregate over published articles, two
+index probes)."""
+ROWS_SQL = (
+    "SELECT e.id, e.change_seq, e.image_id, e.kind, e.model,"
+    " COALESCE(i.article_id, 0) AS article_id,"
+    f" CASE WHEN e.model = {{}} AND {PUBLISHED} THEN e.vector END AS vector"
+    " FROM image_embeddings e LEFT JOIN images i ON i.id = e.image_id"
+    " LEFT JOIN articles a ON a.id = i.article_id"
+)
+ARTICLES_PER_QUERY = 500
+INLINE_ROWS = 32768
+"""Up to this many rows the product runs in the event loop (well under a millisecond);
+above, in a thread, so the loop keeps serving requests."""
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """Count, id sum and id-hash sum of a set of article ids (what ``FINGERPRINT_SQL`` adds)."""
+
+    n: int = 0
+    s: int = 0
+    h: int = 0
+
+    @classmethod
+    def of(cls, ids: set[int]) -> Fingerprint:
+        return cls(len(ids), sum(ids), sum(id_hash(i) for i in ids))
+
+    def without(self, ids: set[int]) -> Fingerprint:
+        gone = Fingerprint.of(ids)
+        return Fingerprint(self.n - gone.n, self.s - gone.s, self.h - gone.h)
+
+
+def id_hash(article_id: int) -> int:
+    """The hash ``FINGERPRINT_SQL`` sums, in Python."""
+    left = article_id % _P1 * _A % _P1
+    right = article_id % _P2 * _B % _P2
+    return left * right % _P3
+
+
+class SearchIndex:
+    """The published vectors of one model, for the engine the tables are bound to."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._engine: Engine = Image._meta.db
+        self._started = 0
+        self._fresh_as_of = 0
+        self._task: asyncio.Task[None] | None = None
+        self._readers = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.shards: dict[tuple[str, int], Shard] = {}
+        self.published: set[int] = set()
+        self.fingerprint = Fingerprint()
+        self.seen_seq = 0
+        self.top_id = 0
+
+    def __len__(self) -> int:
+        return sum(len(shard) for shard in self.shards.values())
+
+    @property
+    def catch_ups(self) -> int:
+        """How many checks against the database this index has started."""
+        return self._started
+
+    def nbytes(self) -> int:
+        """Memory held: the matrices and their id arrays."""
+        return sum(shard.nbytes() for shard in self.shards.values())
+
+    async def search(
+        self, query: Floats, k: int, kind: str | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``k`` best published images for a unit ``query``, as (image id, cosine)."""
+        await self.refresh()
+        parts: list[Part] = [
+            part
+            for (shard_kind, dim), shard in self.shards.items()
+            if dim == len(query) and kind in (None, shard_kind)
+            for part in shard.view()
+        ]
+        if sum(len(ids) for _, ids in parts) <= INLINE_ROWS:
+            return top_k(parts, query, k)
+        loop = asyncio.get_running_loop()
+
+        def read() -> list[tuple[int, float]]:
+            try:
+                return top_k(parts, query, k)
+            finally:  # counted down when the thread is done, even if the caller gave up
+                loop.call_soon_threadsafe(self._read_done)
+
+        self._readers += 1  # while a thread reads the views, rows are not moved in place
+        return await asyncio.to_thread(read)
+
+    def _read_done(self) -> None:
+        self._readers -= 1
+
+    async def refresh(self) -> None:
+        """Catch up with every change committed before this call.
+
+        Concurrent callers share one catch-up, if it started after they arrived; it runs as
+        a task of its own, so a cancelled request does not abandon a load half-way.
+        """
+        arrival = self._started
+        while self._fresh_as_of <= arrival:
+            task = self._task
+            if task is None or task.done():
+                self._started += 1
+                task = self._task = asyncio.create_task(self._catch_up(self._started))
+                task.add_done_callback(_consume)
+            await asyncio.shield(task)
+
+    async def _catch_up(self, run: int) -> None:
+        engine = Image._meta.db
+        if engine is not self._engine:
+            self._engine = engine
+            self._reset()
+        cold = self.seen_seq == 0
+        started = time.perf_counter()
+        try:
+            [row] = await self._rows(FINGERPRINT_SQL)
+            await self._sync_articles(Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])))
+            top = max(int(row["top"]), int(row["gone"]))
+            if top > self.seen_seq:
+                await self._read_new(top)
+        except BaseException:
+            self._reset()  # a half-applied change could break the invariant: start over
+            raise
+        if cold and len(self):
+            log.info(
+                "search index %s: %d vectors loaded in %.1f s (%.0f MiB)",
+                self.model,
+                len(self),
+                time.perf_counter() - started,
+                self.nbytes() / 2**20,
+            )
+        self._fresh_as_of = run
+
+    async def _rows(self, sql: str, *args: Any) -> list[dict[str, Any]]:
+        return list(await self._engine.run_querystring(QueryString(sql, *args)))
+
+    async def _sync_articles(self, now: Fingerprint) -> None:
+        """Follow the published set: drop the rows of articles that left, load the joiners."""
+        if now == self.fingerprint:
+            return
+        rows = await self._rows(f"SELECT a.id FROM articles a WHERE {PUBLISHED}")
+        current = {int(row["id"]) for row in rows}
+        gone, joined = self.published - current, sorted(current - self.published)
+        self.published, self.fingerprint = current, Fingerprint.of(current)
+        self._drop(gone)
+        if not self.seen_seq:
+            return  # nothing read yet: ``_read_new`` reads every row
+        for start in range(0, len(joined), ARTICLES_PER_QUERY):
+            chunk = joined[start : start + ARTICLES_PER_QUERY]
+            marks = ", ".join("{}" for _ in chunk)
+            rows = await self._rows(
+                f"{ROWS_SQL} WHERE e.model = {{}} AND e.change_seq <= {{}}"
+                f" AND i.article_id IN ({marks})",
+                self.model,
+                self.model,
+                self.seen_seq,
+                *chunk,
+            )
+            self._take(rows)
+
+    async def _read_new(self, top: int) -> None:
+        """Apply the deletions and rows stamped above the highest stamp seen, up to ``top``
+        (what the check saw) or further, a page of rows at a time.
+
+        A page's deletions go first: a live row of an image is always stamped after the
+        deletion of its previous row (one row per image and model), so it is taken after.
+        """
+        pages = stamped_pages(
+            self._rows,
+            f"{ROWS_SQL} WHERE e.change_seq > {{}} ORDER BY e.change_seq LIMIT {{}}",
+            self.model,
+            self.seen_seq,
+            top,
+        )
+        async for rows, deleted, upto in pages:
+            stale = set(deleted)
+            # an id read before may be a vector held already: replace it
+            stale.update(
+                int(row["image_id"])
+                for row in rows
+                if row["model"] == self.model and int(row["id"]) <= self.top_id
+            )
+            if stale:
+                self._drop_images(sorted(stale))
+            self._take(rows)
+            self.seen_seq = upto
+            self.top_id = max([self.top_id, *(int(row["id"]) for row in rows)])
+
+    def _take(self, rows: list[dict[str, Any]]) -> None:
+        """Add the vectors of this model's rows of held articles.
+
+        A held article whose row comes without a vector was unpublished since the
+        published set was read: it is dropped, so the next check loads it if it is back.
+        """
+        groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        stale: set[int] = set()
+        for row in rows:
+            article = int(row["article_id"])
+            if row["model"] != self.model or article not in self.published:
+                continue
+            if row["vector"] is None:
+                stale.add(article)
+            else:
+                groups.setdefault((str(row["kind"]), len(row["vector"]) // 4), []).append(row)
+        for (kind, dim), group in groups.items():
+            images, vectors, kept = decode(group, dim)
+            articles = np.array([int(row["article_id"]) for row in kept], dtype=np.int64)
+            self.shards.setdefault((kind, dim), Shard(dim)).append(images, articles, vectors)
+        self._drop(stale)
+
+    def _drop_images(self, images: list[int]) -> None:
+        """Stop holding these images' rows (deleted, or about to be read again)."""
+        ids = np.array(sorted(images), dtype=np.int64)
+        for shard in self.shards.values():
+            shard.remove_images(ids, in_place=self._readers == 0)
+
+    def _drop(self, articles: set[int]) -> None:
+        """Stop holding these articles and their rows."""
+        if not articles:
+            return
+        held = articles & self.published
+        self.published -= held
+        self.fingerprint = self.fingerprint.without(held)
+        ids = np.array(sorted(articles), dtype=np.int64)
+        for shard in self.shards.values():
+            shard.remove_articles(ids, in_place=self._readers == 0)
+
+
+class SearchIndexes:
+    """One ``SearchIndex`` per model, made on first use (one of these per backend app)."""
+
+    def __init__(self) -> None:
+        self._by_model: dict[str, SearchIndex] = {}
+
+    def of(self, model: str) -> SearchIndex:
+        """The index of ``model``."""
+        index = self._by_model.get(model)
+        if index is None:
+            index = self._by_model[model] = SearchIndex(model)
+        return index
+
+    def drop(self, model: str) -> None:
+        """Forget ``model``'s index and its arrays."""
+        self._by_model.pop(model, None)
+
+    def all(self) -> list[SearchIndex]:
+        """Every model's index made so far."""
+        return list(self._by_model.values())
+
+
+def _consume(task: asyncio.Task[None]) -> None:
+    """Retrieve a failed catch-up's exception when no caller waited for it (it was cancelled)."""
+    if not task.cancelled():
+        task.exception()

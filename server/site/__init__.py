@@ -1,0 +1,19 @@
+"""rk.server.site: the visitors' site (published articles only) and its JSON twin under /api.
+
+Pages (``pages``, ``search_pages``) and the API (``api``) are thin: they check input,
+call the ``services.public_*`` functions and render. ``http_cache`` gives every answer
+its ETag, Last-Modified and Cache-Control; ``schema_page`` is the offline ``/schema``.
+"""
+
+from __future__ import annotations
+
+from litestar.types import ControllerRouterHandler
+
+
+def public_routes() -> list[ControllerRouterHandler]:
+    """Every handler of the public site and its API, for ``routes.all_routes``."""
+    from rk.server.site.api import PublicApi
+    from rk.server.site.pages import PublicPages
+    from rk.server.site.search_pages import SearchPages
+
+    return [PublicPages, SearchPages, PublicApi]

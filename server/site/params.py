@@ -1,0 +1,42 @@
+"""Query and path parameters of the public pages and API, declared once with descriptions.
+
+Values arrive as text and are checked by the services (``show_filters``), so a bad one
+gets a sentence saying what is wrong rather than a framework validation dump. Ids that
+are not ids are simply unknown: a 404, never a 500 from an out-of-range integer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from litestar.params import PathParameter, QueryParameter
+
+from rk.core.wire import MAX_ID
+from rk.server.platform.http.errors import NotFound
+
+ID = re.compile(r"^[1-9]\d{0,17}$")
+
+Brand = Annotated[str | None, QueryParameter(description="A brand's uid (see /api/brands)")]
+Season = Annotated[
+    str | None, QueryParameter(description="Exact season, e.g. Spring 2025 Ready-to-Wear")
+]
+Year = Annotated[str | None, QueryParameter(description="Year of the show date, e.g. 2025")]
+City = Annotated[str | None, QueryParameter(description="Exact city, e.g. Paris")]
+Kind = Annotated[str | None, QueryParameter(description="runway or street")]
+Before = Annotated[
+    str | None,
+    QueryParameter(description="Cursor: shows older than this show id"),
+]
+Query = Annotated[str | None, QueryParameter(description="What to look for, in words")]
+Like = Annotated[str | None, QueryParameter(description="Looks like this published image (id)")]
+ShowId = Annotated[str, PathParameter(description="A published show's id")]
+ImageId = Annotated[str, PathParameter(description="A published image's id")]
+BrandUid = Annotated[str, PathParameter(description="A brand's uid")]
+
+
+def parse_id(text: str, what: str) -> int:
+    """The id in a path segment; NotFound when it is not a positive integer id."""
+    if not ID.match(text) or int(text) > MAX_ID:
+        raise NotFound(f"no published {what} {text[:40]!r}")
+    return int(text)

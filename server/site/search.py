@@ -1,0 +1,171 @@
+"""Search for the public pages: by words (the model's text tower), by an uploaded picture,
+or "more like this" from a published image's stored vector. Results are ScoredLooks.
+
+Every query is checked before a model runs: empty or overlong words, an upload that is
+not an image, or one with more pixels than search decodes (``photo_reduce``) are one-line
+4xx errors.
+Which searches work depends on the backend's model: ``ability`` says it in words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+from msgspec import Struct
+
+from rk.core.embedders import Embedder
+from rk.core.errors import NoTextTower
+from rk.core.storage import Storage
+from rk.server.platform.db.sql_rows import LIVE, rows
+from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.similarity.photo_reduce import (
+    BadPicture,
+    PictureTooLarge,
+    check_photo,
+    reduce_photo,
+)
+from rk.server.similarity.search import by_vector
+from rk.server.similarity.vectors.model_index import ModelIndex
+from rk.server.site.looks import ScoredLook, scored_looks
+
+MAX_QUERY_CHARS = 300
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+RESULTS = 48
+
+
+class BadSearch(ApiError):
+    """The query itself is unusable."""
+
+    status_code = 400
+
+
+class SearchOff(ApiError):
+    """The backend's model cannot run this kind of search."""
+
+    status_code = 503
+
+
+class Ability(Struct, frozen=True, kw_only=True):
+    """What search this backend can do, for the page to say plainly."""
+
+    model: str
+    words: bool
+    pictures: bool
+    note: str
+
+
+def ability(embedder: Embedder | None) -> Ability:
+    """What ``embedder`` (None: the backend has no model) lets visitors search by."""
+    if embedder is None:
+        return Ability(
+            model="",
+            words=False,
+            pictures=False,
+            note="Search is off: this backend has no embedding model (vision.model is not set).",
+        )
+    if not embedder.has_text:
+        note = f"Search by words is off: model {embedder.model_id} has no text tower."
+        return Ability(model=embedder.model_id, words=False, pictures=True, note=note)
+    return Ability(model=embedder.model_id, words=True, pictures=True, note="")
+
+
+def clean_query(q: str | None) -> str:
+    """The words of ``q`` on one line; BadSearch when there are too many characters."""
+    query = " ".join((q or "").split())
+    if len(query) > MAX_QUERY_CHARS:
+        raise BadSearch(f"the search is {len(query)} characters long; at most {MAX_QUERY_CHARS}")
+    return query
+
+
+def check_picture(data: bytes, max_pixels: int) -> None:
+    """Raise unless ``data`` is a picture of a sane size (read from its header only).
+
+    Raises:
+        BadSearch: empty upload. BadPicture: not an image. PictureTooLarge: too many bytes
+            or pixels.
+    """
+    if not data:
+        raise BadSearch("the upload is empty: choose a photo (JPEG, PNG or WebP)")
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise PictureTooLarge(f"the upload is over {MAX_UPLOAD_BYTES // 1024 // 1024} MB")
+    check_photo(data, max_pixels)
+
+
+def photo_vector(embedder: Embedder, data: bytes, max_pixels: int) -> list[float]:
+    """The model's vector of an uploaded photo, decoded no larger than needed (in a thread).
+
+    Raises:
+        BadPicture: not an image. PictureTooLarge: over the pixel caps (from the header).
+    """
+    result = embedder.embed_images([reduce_photo(data, max_pixels)])
+    if not result.vectors:
+        raise BadPicture("the upload is not an image the model can read (JPEG, PNG, WebP…)")
+    return result.vectors[0]
+
+
+async def _looks(
+    storage: Storage, vector: list[float], index: ModelIndex, kind: str | None, skip: int = 0
+) -> list[ScoredLook]:
+    hits = await by_vector(vector, RESULTS + 1, storage, index, kind)
+    scored = [(h.image_id, h.score) for h in hits if h.image_id != skip][:RESULTS]
+    return await scored_looks(storage, scored)
+
+
+async def by_words(
+    storage: Storage,
+    embedder: Embedder | None,
+    index: ModelIndex | None,
+    query: str,
+    kind: str | None = None,
+) -> list[ScoredLook]:
+    """Published looks closest to ``query`` (already cleaned, not empty)."""
+    if embedder is None or index is None or not embedder.has_text:
+        raise SearchOff(ability(embedder).note)
+    try:
+        [vector] = await asyncio.to_thread(embedder.embed_texts, [query])
+    except NoTextTower as exc:
+        raise SearchOff(str(exc)) from None
+    return await _looks(storage, vector, index, kind)
+
+
+async def by_picture(
+    storage: Storage,
+    embedder: Embedder | None,
+    index: ModelIndex | None,
+    data: bytes,
+    max_pixels: int,
+    kind: str | None = None,
+) -> list[ScoredLook]:
+    """Published looks closest to an uploaded picture."""
+    check_picture(data, max_pixels)
+    if embedder is None or index is None:
+        raise SearchOff(ability(embedder).note)
+    vector = await asyncio.to_thread(photo_vector, embedder, data, max_pixels)
+    return await _looks(storage, vector, index, kind)
+
+
+async def like_image(
+    storage: Storage, embedder: Embedder | None, index: ModelIndex | None, image_id: int
+) -> list[ScoredLook]:
+    """Published looks closest to published image ``image_id`` ("more like this")."""
+    if embedder is None or index is None:
+        raise SearchOff(ability(embedder).note)
+    found = await rows(
+        "SELECT e.vector FROM image_embeddings e JOIN images i ON i.id = e.image_id"
+        f" JOIN articles a ON a.id = i.article_id WHERE e.image_id = {{}} AND e.model = {{}}"
+        f" AND {LIVE}",
+        image_id,
+        embedder.model_id,
+    )
+    if not found:
+        published = await rows(
+            f"SELECT i.id FROM images i JOIN articles a ON a.id = i.article_id"
+            f" WHERE i.id = {{}} AND {LIVE}",
+            image_id,
+        )
+        if not published:
+            raise NotFound(f"no published image {image_id}")
+        raise SearchOff(f"image {image_id} has no vector of model {embedder.model_id} yet")
+    vector = np.frombuffer(bytes(found[0]["vector"]), dtype="<f4").tolist()
+    return await _looks(storage, vector, index, None, skip=image_id)

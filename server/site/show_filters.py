@@ -1,0 +1,142 @@
+"""The filters of the public show lists, checked once for the pages and the JSON API alike.
+
+A filter comes from the URL (``/?brand=…&season=…&year=2025&city=Paris&kind=runway&before=…``)
+so a filtered view can be shared. Each value is checked here and a bad one is a 400 with
+a sentence saying what is wrong; a brand uid that names no brand with a published show is
+a 404 (as ``/brands/<uid>`` is), and a pre-0050 uid is taken and shown as the brand's uid.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+from msgspec import Struct
+
+from rk.core.wire import MAX_ID
+from rk.server.brands.uids import UID_MATCH
+from rk.server.platform.db.sql_rows import rows
+from rk.server.platform.http.errors import ApiError, NotFound
+
+KINDS = {"runway": "Runway", "street": "Street style"}
+MAX_TEXT = 200
+"""Longest season or city (the column width)."""
+UID = re.compile(r"^[A-Za-z0-9]{1,32}$")
+YEAR = re.compile(r"^(19|20|21)\d\d$")
+CURSOR = re.compile(r"^[1-9]\d{0,17}$")
+PUBLISHED_BRAND = (
+    "SELECT b.id, b.uid, b.name FROM brands b JOIN public_facet_counts c ON c.facet = 'brand'"
+    f" AND c.value = CAST(b.id AS VARCHAR(200)) AND c.n > 0 WHERE {UID_MATCH}"
+)
+"""A brand by either uid, only while it has a published show (counted by migration 0032's
+triggers): a filter by a brand the public cannot see must not tell its name."""
+
+
+class BadFilter(ApiError):
+    """A filter value rk cannot use."""
+
+    status_code = 400
+
+
+class ShowFilters(Struct, frozen=True, kw_only=True):
+    """Checked filters of a show list; ``brand_id`` is resolved from ``brand`` (a uid)."""
+
+    brand: str = ""
+    brand_id: int = 0
+    brand_name: str = ""
+    season: str = ""
+    year: int = 0
+    city: str = ""
+    kind: str = ""
+
+    def query(self, **changes: str | int | None) -> str:
+        """The URL query of these filters with ``changes`` applied (None or "" removes one)."""
+        values: dict[str, str | int | None] = {
+            "brand": self.brand,
+            "season": self.season,
+            "year": self.year or None,
+            "city": self.city,
+            "kind": self.kind,
+        }
+        values.update(changes)
+        kept = {key: value for key, value in values.items() if value not in (None, "", 0)}
+        return urlencode(kept)
+
+    @property
+    def active(self) -> bool:
+        """True when any filter is set."""
+        return bool(self.brand or self.season or self.year or self.city or self.kind)
+
+
+def _text(name: str, value: str | None) -> str:
+    text = " ".join((value or "").split())
+    if any(ord(char) < 32 for char in text):
+        raise BadFilter(f"{name} contains control characters")
+    if len(text) > MAX_TEXT:
+        raise BadFilter(f"{name} is {len(text)} characters long; at most {MAX_TEXT}")
+    return text
+
+
+async def parse_filters(
+    brand: str | None = None,
+    season: str | None = None,
+    year: str | None = None,
+    city: str | None = None,
+    kind: str | None = None,
+) -> ShowFilters:
+    """Checked filters from raw query values (None or empty = not filtered)."""
+    brand_uid = (brand or "").strip()
+    brand_id, brand_name = 0, ""
+    if brand_uid:
+        if not UID.match(brand_uid):
+            raise BadFilter(f"brand {brand_uid[:40]!r} is not a brand id (letters and digits)")
+        found = await rows(PUBLISHED_BRAND, brand_uid, brand_uid)
+        if not found:
+            raise NotFound(f"no brand {brand_uid!r} with published shows: see /brands")
+        row = min(found, key=lambda r: r["uid"] != brand_uid)  # its own uid before an old one
+        brand_uid = str(row["uid"])
+        brand_id, brand_name = int(row["id"]), str(row["name"])
+    year_text = (year or "").strip()
+    if year_text and not YEAR.match(year_text):
+        raise BadFilter(f"year {year_text[:20]!r} is not a year like 2025")
+    kind_text = (kind or "").strip()
+    if kind_text and kind_text not in KINDS:
+        raise BadFilter(f"kind {kind_text[:20]!r} is unknown; use runway or street")
+    return ShowFilters(
+        brand=brand_uid,
+        brand_id=brand_id,
+        brand_name=brand_name,
+        season=_text("season", season),
+        year=int(year_text) if year_text else 0,
+        city=_text("city", city),
+        kind=kind_text,
+    )
+
+
+def parse_cursor(before: str | None) -> int:
+    """The article id that ``before=`` names (0 when absent); BadFilter when malformed."""
+    text = (before or "").strip()
+    if not text:
+        return 0
+    if not CURSOR.match(text) or int(text) > MAX_ID:
+        raise BadFilter(f"before={text[:20]!r} is not a show id")
+    return int(text)
+
+
+def where(filters: ShowFilters) -> tuple[str, list[object]]:
+    """SQL conditions (after ``LIVE``) and their arguments for ``filters`` (alias ``a``)."""
+    clauses: list[str] = []
+    args: list[object] = []
+    for column, value in (
+        ("a.brand_id", filters.brand_id),
+        ("a.season", filters.season),
+        ("a.city", filters.city),
+        ("a.kind", filters.kind),
+    ):
+        if value:
+            clauses.append(f"{column} = {{}}")
+            args.append(value)
+    if filters.year:
+        clauses.append("a.date >= {} AND a.date < {}")
+        args += [f"{filters.year:04d}", f"{filters.year + 1:04d}"]
+    return "".join(f" AND {clause}" for clause in clauses), args

@@ -1,1 +1,0 @@
-"""rk.server.vectors: the built-in vector indexes (``pgvector``, ``exact``) and their choice."""

@@ -1,1 +1,0 @@
-"""Background workers that run inside the backend process."""
