@@ -22,17 +22,20 @@ from rk.core.config import Settings
 from rk.core.plugins import get_plugin_manager
 from rk.core.redact import remember_secret
 from rk.core.storage import StorageContext, open_storage
-from rk.server.brands.lookup import BrandIds
-from rk.server.crawl.tasks import CrawlTasks
+from rk.server.brands import BrandIds
+from rk.server.crawl import CrawlTasks
 from rk.server.deps import dependencies
-from rk.server.ingest.fetch import Fetcher, FetchPolicy, allow_list
-from rk.server.ingest.ingest_job import IngestService
-from rk.server.ingest.intake import ShowIntake, source_kinds
-from rk.server.ingest.worker import IngestWorkers
-from rk.server.media.cleanup import KIND as MEDIA_CLEANUP
-from rk.server.media.cleanup import MediaCleanupService
-from rk.server.media.links import console_storage, public_storage
-from rk.server.media.storage_sweep import StorageSweeper
+from rk.server.ingest import (
+    Fetcher,
+    FetchPolicy,
+    IngestService,
+    IngestWorkers,
+    ShowIntake,
+    allow_list,
+    source_kinds,
+)
+from rk.server.media import KIND as MEDIA_CLEANUP
+from rk.server.media import MediaCleanupService, StorageSweeper, console_storage, public_storage
 from rk.server.platform.db.database import default_pool_size
 from rk.server.platform.db.engine import close, connect, redact_dsn
 from rk.server.platform.db.migrate import migrate_database
@@ -50,9 +53,8 @@ from rk.server.platform.signing.replay_guard import ReplayGuard
 from rk.server.platform.signing.secrets import resolve_secrets
 from rk.server.platform.web.templating import template_config
 from rk.server.routes import all_routes
-from rk.server.similarity.embedding_lifespan import embedding_lifespan
-from rk.server.similarity.photo_gate import PhotoGate
-from rk.server.site.schema_page import openapi_config
+from rk.server.similarity import PhotoGate, embedding_lifespan
+from rk.server.site import openapi_config
 
 log = logging.getLogger("rk.server")
 PROBE_KEY = f"runway/{'0' * 40}.jpg"

@@ -18,7 +18,7 @@ from litestar.di import Provide
 
 from rk.core.config import Settings
 from rk.core.storage import Storage
-from rk.server.ingest.intake import ShowIntake
+from rk.server.ingest import ShowIntake
 from rk.server.platform.jobs.engine import JobQueue
 
 

@@ -13,19 +13,17 @@ from litestar.types import ControllerRouterHandler
 
 from rk.core.config import Settings
 from rk.server.console import admin_router
-from rk.server.crawl.routes import CrawlTaskController
-from rk.server.ingest.intake_routes import ingest
-from rk.server.ingest.internal_routes import InternalController
-from rk.server.media.routes import media_routes
+from rk.server.crawl import CrawlTaskController
+from rk.server.ingest import InternalController, ingest
+from rk.server.media import media_routes
 from rk.server.platform.http.requests import StrictRequest
 from rk.server.platform.ops.health import HealthController
 from rk.server.platform.signing.hmac_guard import hmac_guard
 from rk.server.platform.signing.ping import PingController
 from rk.server.platform.signing.secrets import resolve_secrets
 from rk.server.platform.web.static_files import static_router
-from rk.server.similarity.embedding_routes import EmbeddingsController
-from rk.server.site import public_routes
-from rk.server.site.search_api import SearchController
+from rk.server.similarity import EmbeddingsController
+from rk.server.site import SearchController, public_routes
 
 INTERNAL_PREFIX = "/admin/internal"
 

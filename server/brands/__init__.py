@@ -3,3 +3,18 @@ instance's uid alphabet, and the operator's brand management (add, list, import)
 """
 
 from __future__ import annotations
+
+from rk.server.brands.lookup import BrandIds, brand_info
+from rk.server.brands.management import BrandInputError, add_brand, clean_name, find_brand
+from rk.server.brands.uids import UID_MATCH, new_brand_uid
+
+__all__ = [
+    "UID_MATCH",
+    "BrandIds",
+    "BrandInputError",
+    "add_brand",
+    "brand_info",
+    "clean_name",
+    "find_brand",
+    "new_brand_uid",
+]

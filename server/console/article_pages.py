@@ -17,13 +17,13 @@ from litestar.di import NamedDependency
 
 from rk.core.config import Settings
 from rk.core.storage import Storage
-from rk.server.brands.management import find_brand
+from rk.server.brands import find_brand
 from rk.server.console.accounts.guards import user_of
 from rk.server.console.articles import TABS, list_articles
 from rk.server.console.params import BadInput, Segment, Text, cursor, ids, path_id
 from rk.server.console.render import admin_page, form_error, form_of, text
 from rk.server.console.review import next_pending, review
-from rk.server.moderation.moderation import (
+from rk.server.moderation import (
     ACTIONS,
     MAX_BATCH,
     Actor,

@@ -14,11 +14,11 @@ from typing import Any, Literal, cast, get_args
 from msgspec import Struct
 
 from rk.core.storage import Storage
-from rk.server.moderation.moderation import TAB_COUNTS as COUNTS
-from rk.server.moderation.moderation import visible_status
+from rk.server.moderation import TAB_COUNTS as COUNTS
+from rk.server.moderation import visible_status
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.http.errors import ApiError
-from rk.server.site.pictures import Picture, picture
+from rk.server.site import Picture, picture
 
 Tab = Literal["pending", "published", "rejected", "deleted"]
 TABS: tuple[str, ...] = get_args(Tab)

@@ -14,8 +14,7 @@ from litestar.di import NamedDependency
 
 from rk.core.storage import Storage
 from rk.core.wire import BrandInfo
-from rk.server.brands.lookup import brand_info
-from rk.server.brands.management import BrandInputError, add_brand, clean_name
+from rk.server.brands import BrandInputError, add_brand, brand_info, clean_name
 from rk.server.console.accounts.guards import admin_only
 from rk.server.console.articles import recent_articles, tab_counts
 from rk.server.console.brands import (

@@ -12,7 +12,7 @@ import time
 from msgspec import Struct
 
 from rk.core.wire import BrandInfo
-from rk.server.brands.management import BrandInputError, clean_name
+from rk.server.brands import BrandInputError, clean_name
 from rk.server.console.job_rows import JOB_COLUMNS, JobRow, job_row
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.db.tables import Brand

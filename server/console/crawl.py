@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from msgspec import Struct
 
-from rk.server.crawl.tasks import STATUSES
+from rk.server.crawl import STATUSES
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.http.errors import ApiError
 

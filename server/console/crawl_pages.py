@@ -15,13 +15,13 @@ from litestar.types import Guard
 
 from rk.core.errors import RkError
 from rk.core.sources import source_registry
-from rk.server.brands.management import find_brand
+from rk.server.brands import find_brand
 from rk.server.console.accounts.guards import admin_only
 from rk.server.console.crawl import list_tasks
 from rk.server.console.dashboard import crawl_counts
 from rk.server.console.params import BadInput, Segment, Text, count, cursor, path_id
 from rk.server.console.render import MAX_FIELD, admin_page, form_error, form_of, text
-from rk.server.crawl.tasks import STATUSES, CrawlTasks
+from rk.server.crawl import STATUSES, CrawlTasks
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.web.pages import redirect_with
 

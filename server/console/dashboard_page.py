@@ -10,7 +10,7 @@ from litestar.datastructures import State
 from rk.server.console.dashboard import dashboard
 from rk.server.console.render import admin_page
 from rk.server.platform.ops.archive_metrics import ArchiveMetrics, Census
-from rk.server.similarity.embedding_routes import runtime_of
+from rk.server.similarity import runtime_of
 
 NO_MODEL = Census(images=0, image_bytes=0, pending={}, capped=0, oldest_unplaced=0)
 """Without a model there are no vector figures, so the census (a scan of images) is skipped."""

@@ -15,7 +15,7 @@ from litestar.di import NamedDependency
 
 from rk.core.keys import is_media_key
 from rk.core.storage import Storage
-from rk.server.media.routes import PRIVATE, KeyParam, error_answer, serve_object
+from rk.server.media import PRIVATE, KeyParam, error_answer, serve_object
 
 
 class ConsoleMedia(Controller):

@@ -14,9 +14,9 @@ from msgspec import Struct
 
 from rk.core.storage import Storage
 from rk.server.console.articles import ARTICLE_COLUMNS, LISTED_IMAGE, WHERE, cover_row
-from rk.server.moderation.moderation import UnknownArticle, visible_status
+from rk.server.moderation import UnknownArticle, visible_status
 from rk.server.platform.db.sql_rows import marks, rows
-from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
+from rk.server.site import IMAGE_COLUMNS, Picture, picture
 
 
 class AuditEntry(Struct, frozen=True, kw_only=True):

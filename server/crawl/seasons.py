@@ -23,9 +23,7 @@ from rk.core.config import Settings
 from rk.core.errors import RkError
 from rk.core.sources import SeasonSource, get_source, season_slug
 from rk.core.wire import BrandInfo
-from rk.server.brands.lookup import brand_info
-from rk.server.brands.management import BrandInputError, clean_name
-from rk.server.brands.uids import new_brand_uid
+from rk.server.brands import BrandInputError, brand_info, clean_name, new_brand_uid
 from rk.server.crawl.tasks import CrawlTasks
 from rk.server.platform.db.tables import Brand, CrawlTask
 

@@ -36,12 +36,12 @@ from rk.core.wire import ImageRef, ShowIngest
 from rk.server.ingest.fetch import Fetcher
 from rk.server.ingest.intake import decode_queued, source_kinds
 from rk.server.ingest.store_image import ImageFailure, ImageStorer, StoredImage, Written
-from rk.server.media.refs import delete_unreferenced, release
+from rk.server.media import delete_unreferenced, release
 from rk.server.platform.db.tables import Article, Image
 from rk.server.platform.db.write_transactions import write_transaction
 from rk.server.platform.jobs.claim import Claim
 from rk.server.platform.jobs.job_result import JobDone, JobNotDone
-from rk.server.similarity.vectors.clock import hold_vector_clock
+from rk.server.similarity import hold_vector_clock
 
 INSERT_BATCH = 200
 DUPLICATE = (asyncpg.UniqueViolationError, sqlite3.IntegrityError)

@@ -15,7 +15,7 @@ import pluggy
 
 from rk.core.sources import source_registry
 from rk.core.wire import Kind, ShowIngest
-from rk.server.brands.lookup import BrandIds
+from rk.server.brands import BrandIds
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.jobs.engine import JobQueue
 from rk.server.platform.signing.hmac_guard import ReplayedRequest, Signature

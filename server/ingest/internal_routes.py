@@ -23,10 +23,9 @@ from rk.core.wire import (
     UploadUrls,
     UploadUrlsRequest,
 )
-from rk.server.brands.lookup import brand_info
-from rk.server.brands.management import BrandInputError
-from rk.server.crawl.seasons import ensure_brand
-from rk.server.media.upload_grants import grant_many, grant_one
+from rk.server.brands import BrandInputError, brand_info
+from rk.server.crawl import ensure_brand
+from rk.server.media import grant_many, grant_one
 from rk.server.platform.http.errors import ApiError, NotFound
 
 BrandRefParam = Annotated[

@@ -29,8 +29,7 @@ from rk.core.storage import Storage
 from rk.core.thumbs import pixel_problem, thumbnail
 from rk.core.wire import ImageRef
 from rk.server.ingest.fetch import Fetcher, FetchError
-from rk.server.media.refs import claim, delete_if_unreferenced
-from rk.server.media.thumb_check import image_info, thumbnail_problem
+from rk.server.media import claim, delete_if_unreferenced, image_info, thumbnail_problem
 from rk.server.platform.db.tables import Image
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from piccolo.querystring import QueryString
 
 from rk.core.keys import THUMB_KEY
 from rk.server.platform.db.tables import Image
-from rk.server.similarity.search_index import PUBLISHED
+from rk.server.similarity import PUBLISHED
 
 USED_BY_PUBLISHED = (
     "SELECT 1 AS hit FROM images i JOIN articles a ON a.id = i.article_id"

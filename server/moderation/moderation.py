@@ -23,9 +23,8 @@ from msgspec import Struct
 
 from rk.core.media_urls import media_url
 from rk.core.plugins import notify
-from rk.server.media.access import published_key
-from rk.server.media.cleanup import KIND as MEDIA_CLEANUP
-from rk.server.media.cleanup import MediaCleanup
+from rk.server.media import KIND as MEDIA_CLEANUP
+from rk.server.media import MediaCleanup, published_key
 from rk.server.platform.db.tables import Article, Image, IngestJob, ModerationAudit
 from rk.server.platform.db.write_transactions import write_transaction
 from rk.server.platform.http.errors import ApiError, NotFound

@@ -3,3 +3,30 @@ backfill, vector indexes, stored neighbours, and search by words or by photo.
 """
 
 from __future__ import annotations
+
+from rk.server.similarity.embedding_lifespan import embedding_lifespan
+from rk.server.similarity.embedding_routes import EmbeddingsController, runtime_of
+from rk.server.similarity.photo_gate import PhotoGate, Refused
+from rk.server.similarity.photo_reduce import BadPicture, PictureTooLarge, check_photo, reduce_photo
+from rk.server.similarity.search import ImageHit, by_vector, similar
+from rk.server.similarity.search_index import PUBLISHED
+from rk.server.similarity.vectors.clock import hold_vector_clock
+from rk.server.similarity.vectors.model_index import ModelIndex
+
+__all__ = [
+    "PUBLISHED",
+    "BadPicture",
+    "EmbeddingsController",
+    "ImageHit",
+    "ModelIndex",
+    "PhotoGate",
+    "PictureTooLarge",
+    "Refused",
+    "by_vector",
+    "check_photo",
+    "embedding_lifespan",
+    "hold_vector_clock",
+    "reduce_photo",
+    "runtime_of",
+    "similar",
+]

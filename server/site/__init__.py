@@ -1,13 +1,18 @@
 """rk.server.site: the visitors' site (published articles only) and its JSON twin under /api.
 
 Pages (``pages``, ``search_pages``) and the API (``api``) are thin: they check input,
-call the ``services.public_*`` functions and render. ``http_cache`` gives every answer
-its ETag, Last-Modified and Cache-Control; ``schema_page`` is the offline ``/schema``.
+call the site's services (``shows``, ``show``, ``image``, ``brands``, ``search``, …)
+and render. ``http_cache`` gives every answer its ETag, Last-Modified and Cache-Control;
+``schema_page`` is the offline ``/schema``.
 """
 
 from __future__ import annotations
 
 from litestar.types import ControllerRouterHandler
+
+from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
+from rk.server.site.schema_page import openapi_config
+from rk.server.site.search_api import SearchController
 
 
 def public_routes() -> list[ControllerRouterHandler]:
@@ -17,3 +22,12 @@ def public_routes() -> list[ControllerRouterHandler]:
     from rk.server.site.search_pages import SearchPages
 
     return [PublicPages, SearchPages, PublicApi]
+
+
+__all__ = [
+    "IMAGE_COLUMNS",
+    "Picture",
+    "SearchController",
+    "openapi_config",
+    "picture",
+]

@@ -11,7 +11,7 @@ from itertools import groupby
 
 from msgspec import Struct
 
-from rk.server.brands.uids import UID_MATCH
+from rk.server.brands import UID_MATCH
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.http.errors import NotFound
 from rk.server.site.show_filters import UID

@@ -12,7 +12,7 @@ from msgspec import Struct
 from rk.core.storage import Storage
 from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.platform.http.errors import NotFound
-from rk.server.similarity.search import similar
+from rk.server.similarity import similar
 from rk.server.site.looks import ScoredLook, scored_looks
 from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
 from rk.server.site.show import brand_of, show_row

@@ -11,7 +11,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get
 
 from rk.core.storage import Storage
-from rk.server.similarity.embedding_routes import runtime_of
+from rk.server.similarity import runtime_of
 from rk.server.site.brands import brand_by_uid, brand_index
 from rk.server.site.facets import facets
 from rk.server.site.http_cache import render_html, send

@@ -19,14 +19,14 @@ from rk.core.errors import NoTextTower
 from rk.core.storage import Storage
 from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.platform.http.errors import ApiError, NotFound
-from rk.server.similarity.photo_reduce import (
+from rk.server.similarity import (
     BadPicture,
+    ModelIndex,
     PictureTooLarge,
+    by_vector,
     check_photo,
     reduce_photo,
 )
-from rk.server.similarity.search import by_vector
-from rk.server.similarity.vectors.model_index import ModelIndex
 from rk.server.site.looks import ScoredLook, scored_looks
 
 MAX_QUERY_CHARS = 300

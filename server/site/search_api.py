@@ -23,10 +23,7 @@ from rk.core.wire import MAX_ID
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address
-from rk.server.similarity.embedding_routes import runtime_of
-from rk.server.similarity.photo_gate import PhotoGate
-from rk.server.similarity.search import ImageHit, by_vector, similar
-from rk.server.similarity.vectors.model_index import ModelIndex
+from rk.server.similarity import ImageHit, ModelIndex, PhotoGate, by_vector, runtime_of, similar
 from rk.server.site.search import check_picture, photo_vector
 
 MAX_QUERY_CHARS = 300

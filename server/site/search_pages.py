@@ -18,8 +18,7 @@ from rk.core.storage import Storage
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address
-from rk.server.similarity.embedding_routes import runtime_of
-from rk.server.similarity.photo_gate import PhotoGate, Refused
+from rk.server.similarity import PhotoGate, Refused, runtime_of
 from rk.server.site.http_cache import NO_STORE, html
 from rk.server.site.looks import ScoredLook
 from rk.server.site.params import Like, Query, parse_id
