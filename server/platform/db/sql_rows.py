@@ -1,24 +1,52 @@
-"""How the public site's services run SQL: one engine-neutral helper over the tables' engine.
+"""The one access path for repositories' raw SQL: rows, the engine and transactions.
 
 Queries use piccolo ``QueryString`` placeholders (``{}``) so the same text runs on SQLite
-and PostgreSQL. ``LIVE`` is the one definition of "a visitor may see this article".
+and PostgreSQL. Every helper runs on the ``Database`` the tables are bound to
+(``engine.bind``), so a repository never reaches a table's engine itself. ``LIVE`` is the
+one definition of "a visitor may see this article".
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
+from rk.server.platform.db.database import Database
 from rk.server.platform.db.tables import Article
 
 LIVE = "a.status = 'published' AND a.deleted_at = 0"
 """Published and not deleted: the only articles (and images) the public site shows."""
 
 
+def engine() -> Engine:
+    """The piccolo engine every table runs on (one per process, over its ``Database``)."""
+    return Article._meta.db
+
+
+def engine_type() -> str:
+    """``postgres`` or ``sqlite``: for the few statements whose text differs by engine."""
+    return str(engine().engine_type)
+
+
+def database() -> Database:
+    """The process's ``Database``, as the tables are bound to it."""
+    db: Database | None = getattr(engine(), "db", None)
+    if db is None:
+        raise RuntimeError("rk's tables are not bound to a Database")
+    return db
+
+
+def transaction() -> AbstractAsyncContextManager[Any]:
+    """A transaction on the tables' ``Database`` (a savepoint inside one)."""
+    return engine().transaction()
+
+
 async def rows(sql: str, *args: Any) -> list[dict[str, Any]]:
     """The rows of one ``{}``-placeholder statement, as dicts."""
-    return [dict(row) for row in await Article._meta.db.run_querystring(QueryString(sql, *args))]
+    return [dict(row) for row in await engine().run_querystring(QueryString(sql, *args))]
 
 
 def marks(count: int) -> str:
