@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 
 from rk.core.plugins import RkPluginManager
+from rk.server.console.accounts.users import check_sign_in
 from rk.server.platform.db.tables import AdminSession
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of, post_form, sign_in
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
@@ -183,3 +184,28 @@ async def test_a_csrf_token_only_works_in_its_own_session(console: Backend) -> N
         assert await sign_out(other, own) == 303
         assert not await signed_in(other)
         assert await signed_in(console.client)
+
+
+async def test_guessing_the_current_password_takes_sign_in_slots(console: Backend) -> None:
+    """A stolen session cannot guess its owner's password faster than the sign-in page allows:
+    the check shares the sign-in limit's counters, and a right current password (even with a
+    refused new one) gives the slots back."""
+    await account("ada")
+    await sign_in(console.client, "ada")
+    page, action = "/admin/account", "/admin/account/password"
+    wrong = {"current": "not my password", "password": NEW_PASSWORD}
+    for _ in range(4):
+        assert (await post_form(console.client, page, action, wrong)).status_code == 422
+    weak = {"current": PASSWORD, "password": "password1"}
+    assert (await post_form(console.client, page, action, weak)).status_code == 422
+    for _ in range(5):
+        assert (await post_form(console.client, page, action, wrong)).status_code == 422
+    right = {"current": PASSWORD, "password": NEW_PASSWORD}
+    refused = await post_form(console.client, page, action, right)
+    assert refused.status_code == 429
+    assert int(refused.headers["retry-after"]) > 0
+    assert "Too many failed attempts" in refused.text
+    async with browser(console) as laptop:
+        assert (await sign_in(laptop, "ada", PASSWORD)).status_code == 429
+    assert await check_sign_in("ada", PASSWORD) is not None
+    assert await check_sign_in("ada", NEW_PASSWORD) is None
