@@ -121,14 +121,18 @@ class ObjectStoreStorage:
     def _failed(self, action: str, key: str, exc: Exception) -> OSError:
         return OSError(f"storage {self.url} could not {action} {key}: {_one_line(exc)}")
 
+    def _attributes(self, key: str, data: bytes, content_type: str) -> dict[str, str] | None:
+        """The object's attributes, once ``key`` is checked and names ``data``'s sha1 if any."""
+        match = CONTENT_KEY.match(self._checked(key))
+        if match and sha1_hex(data) != match.group(2):
+            raise InvalidKey(f"bytes with sha1 {sha1_hex(data)} cannot be stored under {key}")
+        return None if self.scheme == "file" else {"Content-Type": content_type}
+
     async def put(self, key: str, data: bytes, content_type: str = CONTENT_TYPE) -> None:
         """Store ``data`` under ``key``, replacing what is there (atomically)."""
         import obstore
 
-        match = CONTENT_KEY.match(self._checked(key))
-        if match and sha1_hex(data) != match.group(2):
-            raise InvalidKey(f"bytes with sha1 {sha1_hex(data)} cannot be stored under {key}")
-        attributes = None if self.scheme == "file" else {"Content-Type": content_type}
+        attributes = self._attributes(key, data, content_type)
         try:
             await obstore.put_async(
                 self._store, key, data, attributes=attributes, use_multipart=False
@@ -141,10 +145,7 @@ class ObjectStoreStorage:
         import obstore
         from obstore.exceptions import AlreadyExistsError, PreconditionError
 
-        match = CONTENT_KEY.match(self._checked(key))
-        if match and sha1_hex(data) != match.group(2):
-            raise InvalidKey(f"bytes with sha1 {sha1_hex(data)} cannot be stored under {key}")
-        attributes = None if self.scheme == "file" else {"Content-Type": content_type}
+        attributes = self._attributes(key, data, content_type)
         try:
             await obstore.put_async(
                 self._store, key, data, attributes=attributes, use_multipart=False, mode="create"
