@@ -40,15 +40,14 @@ async def _run(db: Database, sql: str, args: list[Any]) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in found]
 
 
-class DatabasePostgresEngine(PostgresEngine):
-    """piccolo's PostgreSQL dialect over a ``PgDatabase``."""
+class _OverDatabase:
+    """What both engines do alike: run compiled SQL and transactions on the ``Database``."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        super().__init__(config={"dsn": db.dsn})
+    db: Database
+    engine_type: str
 
     async def check_version(self) -> None:
-        """No probe: piccolo would connect synchronously from the constructor."""
+        """No probe: the ``Database`` checked its server when it opened."""
 
     async def run_querystring(self, querystring: QueryString, in_pool: bool = True) -> Any:
         sql, args = querystring.compile_string(engine_type=self.engine_type)
@@ -58,8 +57,17 @@ class DatabasePostgresEngine(PostgresEngine):
         return await _run(self.db, ddl, [])
 
     def transaction(self, *args: Any, **kwargs: Any) -> Any:
-        """A ``Database`` transaction (a savepoint inside one); piccolo's options are moot."""
+        """A ``Database`` transaction (on SQLite ``BEGIN IMMEDIATE`` on the writer), or a
+        savepoint inside one; piccolo's options are moot."""
         return _transaction(self.db)
+
+
+class DatabasePostgresEngine(_OverDatabase, PostgresEngine):
+    """piccolo's PostgreSQL dialect over a ``PgDatabase``."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        super().__init__(config={"dsn": db.dsn})
 
     async def start_connection_pool(self, **kwargs: Any) -> None:
         """The ``Database`` owns the pool."""
@@ -68,26 +76,12 @@ class DatabasePostgresEngine(PostgresEngine):
         """The ``Database`` owns the pool."""
 
 
-class DatabaseSQLiteEngine(SQLiteEngine):
+class DatabaseSQLiteEngine(_OverDatabase, SQLiteEngine):
     """piccolo's SQLite dialect over a ``SqliteDatabase``."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
         super().__init__(path=str(getattr(db, "path", "")))
-
-    async def check_version(self) -> None:
-        """No probe; ``SqliteDatabase.open`` checks the version."""
-
-    async def run_querystring(self, querystring: QueryString, in_pool: bool = False) -> Any:
-        sql, args = querystring.compile_string(engine_type=self.engine_type)
-        return await _run(self.db, sql, args)
-
-    async def run_ddl(self, ddl: str, in_pool: bool = False) -> Any:
-        return await _run(self.db, ddl, [])
-
-    def transaction(self, *args: Any, **kwargs: Any) -> Any:
-        """A ``Database`` transaction: ``BEGIN IMMEDIATE`` on the writer, or a savepoint."""
-        return _transaction(self.db)
 
 
 def engine_for_database(db: Database) -> Engine:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -85,7 +86,23 @@ def connect_file(path: Path, *, read_only: bool) -> sqlite3.Connection:
     return conn
 
 
-class SqliteConnection:
+class FirstRowReads(ABC):
+    """``row`` and ``value`` as the first row and column of ``rows``."""
+
+    @abstractmethod
+    async def rows(self, sql: str, *args: Any) -> list[Row]:
+        """Every row the statement returns."""
+
+    async def row(self, sql: str, *args: Any) -> Row | None:
+        found = await self.rows(sql, *args)
+        return found[0] if found else None
+
+    async def value(self, sql: str, *args: Any) -> Any:
+        found = await self.row(sql, *args)
+        return None if found is None else found[0]
+
+
+class SqliteConnection(FirstRowReads):
     """The writer connection inside a transaction; every call runs on the writer thread."""
 
     def __init__(self, db: SqliteDatabase) -> None:
@@ -97,10 +114,6 @@ class SqliteConnection:
     async def row(self, sql: str, *args: Any) -> Row | None:
         return await self._db.on_writer(lambda c: c.execute(sql, params(args)).fetchone())
 
-    async def value(self, sql: str, *args: Any) -> Any:
-        found = await self.row(sql, *args)
-        return None if found is None else found[0]
-
     async def execute(self, sql: str, *args: Any) -> int:
         return await self._db.on_writer(lambda c: c.execute(sql, params(args)).rowcount)
 
@@ -109,7 +122,7 @@ class SqliteConnection:
         await self._db.on_writer(lambda c: c.executemany(sql, sets))
 
 
-class SqliteReader:
+class SqliteReader(FirstRowReads):
     """Statements on the read-only connections, outside any transaction (``reading()``)."""
 
     def __init__(self, db: SqliteDatabase) -> None:
@@ -118,14 +131,6 @@ class SqliteReader:
     async def rows(self, sql: str, *args: Any) -> list[Row]:
         return await self._db.on_reader(lambda c: c.execute(sql, params(args)).fetchall())
 
-    async def row(self, sql: str, *args: Any) -> Row | None:
-        found = await self.rows(sql, *args)
-        return found[0] if found else None
-
-    async def value(self, sql: str, *args: Any) -> Any:
-        found = await self.row(sql, *args)
-        return None if found is None else found[0]
-
     async def execute(self, sql: str, *args: Any) -> int:
         raise sqlite3.OperationalError("reading() connections are read-only")
 
@@ -133,7 +138,7 @@ class SqliteReader:
         raise sqlite3.OperationalError("reading() connections are read-only")
 
 
-class SqliteDatabase(TaskTransactions[SqliteConnection]):
+class SqliteDatabase(FirstRowReads, TaskTransactions[SqliteConnection]):
     """``Database`` over one SQLite file: a writer and ``readers`` read-only connections."""
 
     engine: ClassVar[str] = "sqlite"
@@ -313,14 +318,6 @@ class SqliteDatabase(TaskTransactions[SqliteConnection]):
         if is_read(sql):
             return await self.read(lambda c: c.execute(sql, params(args)).fetchall())
         return await self.write(lambda c: c.execute(sql, params(args)).fetchall())
-
-    async def row(self, sql: str, *args: Any) -> Row | None:
-        found = await self.rows(sql, *args)
-        return found[0] if found else None
-
-    async def value(self, sql: str, *args: Any) -> Any:
-        found = await self.row(sql, *args)
-        return None if found is None else found[0]
 
     async def execute(self, sql: str, *args: Any) -> int:
         return await self.write(lambda c: c.execute(sql, params(args)).rowcount)

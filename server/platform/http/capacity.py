@@ -15,19 +15,11 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-import msgspec
 from litestar.enums import ScopeType
-from litestar.types import (
-    ASGIApp,
-    HTTPResponseBodyEvent,
-    HTTPResponseStartEvent,
-    Receive,
-    Scope,
-    Send,
-)
+from litestar.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from rk.core.wire import ErrorBody
+from rk.server.platform.http.fixed_answers import FixedAnswer
 from rk.server.platform.http.request_context import HttpMetrics
 
 log = logging.getLogger("rk.server.request")
@@ -36,18 +28,9 @@ OVER_CAPACITY = "rk.over_capacity"
 RETRY_AFTER_S = 2
 """Seconds a shed client should wait: long enough for requests in flight to finish."""
 MESSAGE = "over capacity: this backend process is at server.max_connections, retry later"
-_BODY = msgspec.json.encode(ErrorBody(error=MESSAGE))
-_START: HTTPResponseStartEvent = {
-    "type": "http.response.start",
-    "status": 503,
-    "headers": [
-        (b"content-type", b"application/json"),
-        (b"content-length", b"%d" % len(_BODY)),
-        (b"retry-after", b"%d" % RETRY_AFTER_S),
-        (b"connection", b"close"),
-    ],
-}
-_END: HTTPResponseBodyEvent = {"type": "http.response.body", "body": _BODY, "more_body": False}
+ANSWER = FixedAnswer(
+    503, MESSAGE, [(b"retry-after", b"%d" % RETRY_AFTER_S), (b"connection", b"close")]
+)
 
 
 def backstop(max_connections: int) -> int:
@@ -76,8 +59,7 @@ def refuse_over_capacity(app: ASGIApp) -> ASGIApp:
             metrics: HttpMetrics | None = getattr(scope["app"].state, "http_metrics", None)
             if metrics is not None:
                 metrics.over_capacity.inc()
-            await send({**_START, "headers": list(_START["headers"])})
-            await send(_END)
+            await ANSWER.send(send)
             return
         await app(scope, receive, send)
 

@@ -14,32 +14,18 @@ import logging
 import re
 from typing import Any
 
-import msgspec
 from litestar import Request
 from litestar.enums import ScopeType
-from litestar.types import (
-    ASGIApp,
-    HTTPResponseBodyEvent,
-    HTTPResponseStartEvent,
-    Receive,
-    Scope,
-    Send,
-)
+from litestar.types import ASGIApp, Receive, Scope, Send
 
-from rk.core.wire import ErrorBody
+from rk.server.platform.http.fixed_answers import FixedAnswer
 from rk.server.platform.web.errors import error_page, wants_html
 
 log = logging.getLogger("rk.server.request")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 """C0 (NUL included), DEL and C1."""
 MESSAGE = "not found: the path holds a control character"
-_BODY = msgspec.json.encode(ErrorBody(error=MESSAGE))
-_START: HTTPResponseStartEvent = {
-    "type": "http.response.start",
-    "status": 404,
-    "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(_BODY))],
-}
-_END: HTTPResponseBodyEvent = {"type": "http.response.body", "body": _BODY, "more_body": False}
+ANSWER = FixedAnswer(404, MESSAGE, [])
 
 
 def has_control(path: str) -> bool:
@@ -63,8 +49,7 @@ def refuse_control_paths(app: ASGIApp) -> ASGIApp:
                 page = error_page(request, 404, MESSAGE)
                 await page.to_asgi_response(None, request)(scope, receive, send)
                 return
-            await send({**_START, "headers": list(_START["headers"])})
-            await send(_END)
+            await ANSWER.send(send)
             return
         await app(scope, receive, send)
 
