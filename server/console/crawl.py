@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from msgspec import Struct
 
+from rk.server.console.repository.crawl import task_rows
 from rk.server.crawl import STATUSES
-from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.http.errors import ApiError
 
 
@@ -47,27 +47,7 @@ async def list_tasks(
     """Tasks newest first, optionally of one status or brand, below ``before``."""
     if status is not None and status not in STATUSES:
         raise ApiError(f"status must be one of {', '.join(sorted(STATUSES))}, not {status!r}")
-    where: list[str] = []
-    args: list[object] = []
-    if status:
-        where.append("t.status = {}")
-        args.append(status)
-    if brand_id:
-        where.append("t.brand_id = {}")
-        args.append(brand_id)
-    if before is not None:
-        where.append("t.id < {}")
-        args.append(before)
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
-    found = await rows(
-        "SELECT t.id, t.brand_id, t.source, t.season, t.status, t.priority, t.max_shows,"
-        " t.worker, t.attempts, t.shows_submitted, t.last_error, t.created_at, t.updated_at,"
-        " t.locked_at, COALESCE(b.name, '') AS brand, COALESCE(b.uid, '') AS brand_uid"
-        f" FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id {clause}"
-        " ORDER BY t.id DESC LIMIT {}",
-        *args,
-        limit + 1,
-    )
+    found = await task_rows(status, brand_id, before, limit + 1)
     items = [
         TaskRow(
             id=int(row["id"]),

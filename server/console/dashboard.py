@@ -12,7 +12,11 @@ import time
 from msgspec import Struct
 
 from rk.server.console.articles import tab_counts
-from rk.server.platform.db.sql_rows import rows
+from rk.server.console.repository.dashboard import (
+    crawl_status_counts,
+    open_job_counts,
+    outcome_counts,
+)
 from rk.server.platform.ops.archive_metrics import Census
 
 DAY_S = 86400
@@ -41,7 +45,7 @@ CACHE: dict[str, tuple[float, Dashboard]] = {}
 
 async def crawl_counts() -> dict[str, int]:
     """Crawl tasks per status (every status present, 0 when none)."""
-    found = await rows("SELECT status, COUNT(*) AS n FROM crawl_tasks GROUP BY status")
+    found = await crawl_status_counts()
     counts = dict.fromkeys(TASK_STATUSES, 0)
     counts.update({str(row["status"]): int(row["n"]) for row in found})
     return counts
@@ -51,19 +55,11 @@ async def job_counts(since: int) -> tuple[dict[str, int], dict[str, int]]:
     """Ingest jobs per status (pending and processing now; done and failed since ``since``),
     and the outcomes of those done since then."""
     counts = dict.fromkeys(JOB_STATUSES, 0)
-    for row in await rows(
-        "SELECT status, COUNT(*) AS n FROM ingest_jobs"
-        " WHERE status IN ('pending', 'processing') GROUP BY status"
-    ):
+    for row in await open_job_counts():
         counts[str(row["status"])] = int(row["n"])
     outcomes: dict[str, int] = {}
     for status in ("done", "failed"):
-        for row in await rows(
-            "SELECT outcome, COUNT(*) AS n FROM ingest_jobs WHERE status = {}"
-            " AND updated_at >= {} GROUP BY outcome",
-            status,
-            since,
-        ):
+        for row in await outcome_counts(status, since):
             counts[status] += int(row["n"])
             if status == "done" and row["outcome"]:
                 outcomes[str(row["outcome"])] = int(row["n"])

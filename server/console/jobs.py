@@ -7,13 +7,10 @@ workers claim it like any other. Only a failed job can be retried (anything else
 
 from __future__ import annotations
 
-import time
-
 from msgspec import Struct
 
-from rk.server.console.job_rows import BRAND_COLUMNS, JOB_COLUMNS, JobRow, job_row
-from rk.server.platform.db.sql_rows import rows
-from rk.server.platform.db.tables import IngestJob
+from rk.server.console.job_rows import JobRow, job_row
+from rk.server.console.repository.jobs import job_by_id, job_page_rows, requeue_failed
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.platform.jobs.engine import KINDS, OUTCOMES
 
@@ -62,57 +59,23 @@ async def list_jobs(
 ) -> JobPage:
     """Jobs newest first, filtered, below ``before``."""
     check_filters(status, kind, outcome)
-    where: list[str] = []
-    args: list[object] = []
-    for column, value in (("status", status), ("kind", kind), ("outcome", outcome)):
-        if value:
-            where.append(f"j.{column} = {{}}")
-            args.append(value)
-    if before is not None:
-        where.append("j.id < {}")
-        args.append(before)
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
-    found = await rows(
-        f"SELECT {JOB_COLUMNS}, {BRAND_COLUMNS} FROM ingest_jobs j"
-        f" LEFT JOIN brands b ON b.id = j.brand_id {clause}"
-        " ORDER BY j.id DESC LIMIT {}",
-        *args,
-        limit + 1,
-    )
+    filters = {"status": status, "kind": kind, "outcome": outcome}
+    found = await job_page_rows(filters, before, limit + 1)
     items = [job_row(row) for row in found[:limit]]
     return JobPage(items=items, next_before=items[-1].id if len(found) > limit else None)
 
 
 async def get_job(job_id: int) -> JobRow:
     """One job; JobNotFound otherwise."""
-    found = await rows(
-        f"SELECT {JOB_COLUMNS}, {BRAND_COLUMNS} FROM ingest_jobs j"
-        " LEFT JOIN brands b ON b.id = j.brand_id"
-        " WHERE j.id = {}",
-        job_id,
-    )
-    if not found:
+    found = await job_by_id(job_id)
+    if found is None:
         raise JobNotFound(f"ingest job {job_id} does not exist")
-    return job_row(found[0])
+    return job_row(found)
 
 
 async def retry_job(job_id: int) -> None:
     """Queue a failed job again with its attempts reset; JobConflict for any other status."""
-    now = int(time.time())
-    changed = (
-        await IngestJob.update(
-            {
-                IngestJob.status: "pending",
-                IngestJob.attempts: 0,
-                IngestJob.next_attempt_at: now,
-                IngestJob.locked_at: 0,
-                IngestJob.updated_at: now,
-            }
-        )
-        .where((IngestJob.id == job_id) & (IngestJob.status == "failed"))
-        .returning(IngestJob.id)
-    )
-    if changed:
+    if await requeue_failed(job_id):
         return
     job = await get_job(job_id)
     raise JobConflict(f"ingest job {job_id} is {job.status}; only a failed job can be retried")

@@ -13,10 +13,18 @@ from typing import Any
 from msgspec import Struct
 
 from rk.core.storage import Storage
-from rk.server.console.articles import ARTICLE_COLUMNS, LISTED_IMAGE, WHERE, cover_row
+from rk.server.console.articles import cover_row
+from rk.server.console.repository.review import (
+    article_rows,
+    audit_log_rows,
+    audit_rows,
+    duplicate_rows,
+    first_image_rows,
+    next_pending_id,
+    review_rows,
+)
 from rk.server.moderation import UnknownArticle, visible_status
-from rk.server.platform.db.sql_rows import marks, rows
-from rk.server.site import IMAGE_COLUMNS, Picture, picture
+from rk.server.site import Picture, picture
 
 
 class AuditEntry(Struct, frozen=True, kw_only=True):
@@ -77,11 +85,7 @@ async def covers(storage: Storage, items: list[dict[str, Any]]) -> dict[int, Pic
     if not items:
         return {}
     ids = [int(item["id"]) for item in items]
-    found = await rows(
-        f"SELECT {IMAGE_COLUMNS} FROM images i WHERE i.id IN (SELECT MIN(id) FROM images"
-        f" WHERE article_id IN ({marks(len(ids))}) GROUP BY article_id)",
-        *ids,
-    )
+    found = await first_image_rows(ids)
     names = {int(item["id"]): item for item in items}
     result: dict[int, Picture] = {}
     for row in found:
@@ -107,11 +111,7 @@ def _audit(row: dict[str, Any]) -> AuditEntry:
 
 async def article_audit(article_id: int) -> list[AuditEntry]:
     """The article's status changes, newest first."""
-    found = await rows(
-        "SELECT id, article_id, actor, old_status, new_status, via, at FROM moderation_audit"
-        " WHERE article_id = {} ORDER BY id DESC LIMIT 200",
-        article_id,
-    )
+    found = await audit_rows(article_id)
     return [_audit(row) for row in found]
 
 
@@ -119,42 +119,18 @@ async def audit_log(
     before: int | None = None, limit: int = 100
 ) -> tuple[list[AuditEntry], int | None]:
     """Every status change, newest first, a keyset page at a time; the next cursor."""
-    where, args = ("WHERE m.id < {}", [before]) if before is not None else ("", [])
-    found = await rows(
-        "SELECT m.id, m.article_id, m.actor, m.old_status, m.new_status, m.via, m.at,"
-        " COALESCE(a.title, '') AS title FROM moderation_audit m"
-        f" LEFT JOIN articles a ON a.id = m.article_id {where} ORDER BY m.id DESC LIMIT {{}}",
-        *args,
-        limit + 1,
-    )
+    found = await audit_log_rows(before, limit + 1)
     entries = [_audit(row) for row in found[:limit]]
     return entries, (entries[-1].id if len(found) > limit and entries else None)
 
 
 async def duplicates(storage: Storage, article_id: int, min_score: float) -> list[Duplicate]:
     """Other articles holding images whose neighbour score with this one's is ≥ ``min_score``."""
-    found = await rows(
-        "SELECT o.article_id AS article_id, COUNT(DISTINCT n.image_id) AS matches,"
-        " MAX(n.score) AS best FROM images i"
-        " JOIN image_neighbors n ON n.image_id = i.id"
-        " JOIN images o ON o.id = n.neighbor_id"
-        " WHERE i.article_id = {} AND o.article_id <> {} AND n.score >= {}"
-        " GROUP BY o.article_id ORDER BY matches DESC, best DESC LIMIT 12",
-        article_id,
-        article_id,
-        min_score,
-    )
+    found = await duplicate_rows(article_id, min_score)
     if not found:
         return []
     ids = [int(row["article_id"]) for row in found]
-    articles = {
-        int(row["id"]): row
-        for row in await rows(
-            f"SELECT {ARTICLE_COLUMNS} FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
-            f" WHERE a.id IN ({marks(len(ids))})",
-            *ids,
-        )
-    }
+    articles = {int(row["id"]): row for row in await article_rows(ids)}
     pictures = await covers(storage, list(articles.values()))
     return [
         Duplicate(
@@ -181,18 +157,7 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
     neighbours at ``min_score``, and its images (one row each; one row of NULLs when it has
     none); the audit and the duplicates are read only when there are some.
     """
-    found = await rows(
-        f"SELECT p.*, {LISTED_IMAGE} FROM (SELECT {ARTICLE_COLUMNS},"
-        " (SELECT n.id FROM articles n WHERE n.status = 'pending' AND n.deleted_at = 0"
-        " AND n.id < a.id ORDER BY n.id DESC LIMIT 1) AS next_id,"
-        " EXISTS (SELECT 1 FROM moderation_audit m WHERE m.article_id = a.id) AS audited,"
-        " EXISTS (SELECT 1 FROM images d JOIN image_neighbors n ON n.image_id = d.id"
-        " WHERE d.article_id = a.id AND n.score >= {}) AS neighboured"
-        " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id WHERE a.id = {} LIMIT 1) p"
-        " LEFT JOIN images i ON i.article_id = p.id ORDER BY i.role DESC, i.position, i.id",
-        min_score,
-        article_id,
-    )
+    found = await review_rows(article_id, min_score)
     if not found:
         raise UnknownArticle(f"article {article_id} does not exist")
     row = found[0]
@@ -227,9 +192,4 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
 
 async def next_pending(after_id: int) -> int | None:
     """The next article to review after ``after_id`` (the next older pending one)."""
-    found = await rows(
-        f"SELECT a.id FROM articles a WHERE {WHERE['pending']} AND a.id < {{}}"
-        " ORDER BY a.id DESC LIMIT 1",
-        after_id,
-    )
-    return int(found[0]["id"]) if found else None
+    return await next_pending_id(after_id)

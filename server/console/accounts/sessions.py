@@ -14,9 +14,14 @@ import hashlib
 import secrets
 import time
 
+from rk.server.console.accounts.repository import (
+    delete_session,
+    delete_stale_sessions,
+    insert_session,
+    live_session,
+    touch_session,
+)
 from rk.server.console.accounts.users import User, _user
-from rk.server.platform.db.sql_rows import rows
-from rk.server.platform.db.tables import AdminSession
 
 SEEN_EVERY_S = 60
 """``seen_at`` is written at most this often per session (not on every page view)."""
@@ -39,18 +44,8 @@ async def open_session(user: User, ttl_s: int, idle_s: int, replacing: str = "")
     token = secrets.token_urlsafe(32)
     now = int(time.time())
     await close_session(replacing)
-    await AdminSession.insert(
-        AdminSession(
-            token_hash=token_hash(token),
-            user_id=user.id,
-            created_at=now,
-            expires_at=now + ttl_s,
-            seen_at=now,
-        )
-    )
-    await AdminSession.delete().where(
-        (AdminSession.expires_at < now) | (AdminSession.seen_at <= now - idle_s)
-    )
+    await insert_session(token_hash(token), user.id, now, ttl_s)
+    await delete_stale_sessions(now, idle_s)
     return token
 
 
@@ -59,27 +54,15 @@ async def session_user(token: str, idle_s: int) -> User | None:
     if not token or len(token) > 200:
         return None
     now = int(time.time())
-    found = await rows(
-        "SELECT s.id AS session_id, s.seen_at, u.id, u.username, u.role, u.created_at,"
-        " u.last_login_at, u.disabled_at FROM admin_sessions s"
-        " JOIN admin_users u ON u.id = s.user_id"
-        " WHERE s.token_hash = {} AND s.expires_at > {} AND s.seen_at > {}"
-        " AND u.disabled_at = 0",
-        token_hash(token),
-        now,
-        now - idle_s,
-    )
-    if not found:
+    row = await live_session(token_hash(token), now, idle_s)
+    if row is None:
         return None
-    row = found[0]
     if now - int(row["seen_at"]) >= seen_every(idle_s):
-        await AdminSession.update({AdminSession.seen_at: now}).where(
-            AdminSession.id == row["session_id"]
-        )
+        await touch_session(int(row["session_id"]), now)
     return _user(row)
 
 
 async def close_session(token: str) -> None:
     """End the session of ``token`` (sign-out); nothing when there is none."""
     if token:
-        await AdminSession.delete().where(AdminSession.token_hash == token_hash(token))
+        await delete_session(token_hash(token))

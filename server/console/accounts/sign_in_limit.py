@@ -20,7 +20,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from rk.core.config import AdminSettings
-from rk.server.platform.db.sql_rows import rows
+from rk.server.console.accounts.repository import (
+    advance_counter,
+    counter,
+    create_counter,
+    delete_counter,
+    delete_counters_before,
+    give_back_attempt,
+)
 
 TRIES = 50
 """Compare-and-set rounds before an attempt is refused for a second (heavy contention)."""
@@ -65,35 +72,18 @@ def delay(attempt: int, free: int, limits: Limits) -> int:
 async def take(key: str, free: int, limits: Limits, now: int) -> int:
     """Take one slot of counter ``key``: 0 when taken, else the seconds to wait."""
     for _ in range(TRIES):
-        found = await rows(
-            "SELECT attempts, next_at, updated_at FROM sign_in_counters WHERE key = {}", key
-        )
-        if not found:
-            await rows(
-                "INSERT INTO sign_in_counters (key, attempts, next_at, updated_at)"
-                " VALUES ({}, 0, 0, {}) ON CONFLICT (key) DO NOTHING",
-                key,
-                now,
-            )
+        row = await counter(key)
+        if row is None:
+            await create_counter(key, now)
             continue
-        row = found[0]
         attempts, next_at, updated_at = (int(row[c]) for c in ("attempts", "next_at", "updated_at"))
         stale = max(updated_at, next_at) <= now - limits.window_s
         if next_at > now and not stale:
             return next_at - now
         attempt = 1 if stale else attempts + 1
         wait = delay(attempt, free, limits)
-        taken = await rows(
-            "UPDATE sign_in_counters SET attempts = {}, next_at = {}, updated_at = {}"
-            " WHERE key = {} AND attempts = {} AND updated_at = {} RETURNING key",
-            attempt,
-            now + wait if wait else 0,
-            now,
-            key,
-            attempts,
-            updated_at,
-        )
-        if taken:
+        seen = (attempts, updated_at)
+        if await advance_counter(key, seen, attempt, now + wait if wait else 0, now):
             return 0
     return 1
 
@@ -108,17 +98,10 @@ async def admit(username: str, address: str, limits: Limits, now: int) -> int:
 
 async def succeeded(username: str, address: str) -> None:
     """A correct password: forget this (account, address), give the address slot back."""
-    await rows("DELETE FROM sign_in_counters WHERE key = {}", account_key(username, address))
-    await rows(
-        "UPDATE sign_in_counters SET attempts = attempts - 1 WHERE key = {} AND attempts > 0",
-        address_key(address),
-    )
+    await delete_counter(account_key(username, address))
+    await give_back_attempt(address_key(address))
 
 
 async def sweep(limits: Limits, now: int) -> None:
     """Forget counters left alone for the window after their delay (after a wrong password)."""
-    await rows(
-        "DELETE FROM sign_in_counters WHERE updated_at <= {} AND next_at <= {}",
-        now - limits.window_s,
-        now - limits.window_s,
-    )
+    await delete_counters_before(now - limits.window_s)

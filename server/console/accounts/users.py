@@ -13,7 +13,19 @@ from typing import Literal, get_args
 from msgspec import Struct
 
 from rk.server.console.accounts.passwords import matches, new_hash, password_problem
-from rk.server.platform.db.tables import AdminSession, AdminUser
+from rk.server.console.accounts.repository import (
+    all_users,
+    delete_sessions_of,
+    insert_user,
+    name_taken,
+    password_hash_of,
+    record_sign_in,
+    store_disabled_at,
+    store_password_hash,
+    store_role,
+    user_named,
+    user_with_id,
+)
 from rk.server.platform.http.errors import ApiError, NotFound
 
 Role = Literal["moderator", "admin"]
@@ -60,16 +72,6 @@ def _user(row: dict[str, object]) -> User:
     )
 
 
-COLUMNS = (
-    AdminUser.id,
-    AdminUser.username,
-    AdminUser.role,
-    AdminUser.created_at,
-    AdminUser.last_login_at,
-    AdminUser.disabled_at,
-)
-
-
 def check_name(name: str) -> str:
     """The user name, or UserInputError: letters, digits, ``._-``, at most 64."""
     name = name.strip()
@@ -104,24 +106,15 @@ async def create_user(name: str, password: str, role: str = "moderator") -> User
     """A new account; UserInputError for a taken name or a bad password or role."""
     name, checked_role = check_name(name), check_role(role)
     check_password(password, name)
-    if await AdminUser.exists().where(AdminUser.username == name):
+    if await name_taken(name):
         raise UserInputError(f"a user named {name!r} already exists", "username")
-    now = int(time.time())
-    await AdminUser.insert(
-        AdminUser(
-            username=name,
-            password_hash=await new_hash(password),
-            role=checked_role,
-            created_at=now,
-            updated_at=now,
-        )
-    )
+    await insert_user(name, await new_hash(password), checked_role, int(time.time()))
     return await get_user(name)
 
 
 async def get_user(name: str) -> User:
     """The account named ``name``; UnknownUser otherwise."""
-    row = await AdminUser.select(*COLUMNS).where(AdminUser.username == name).first()
+    row = await user_named(name)
     if row is None:
         raise UnknownUser(f"no user named {name!r}")
     return _user(row)
@@ -129,31 +122,28 @@ async def get_user(name: str) -> User:
 
 async def user_by_id(user_id: int) -> User | None:
     """The account with this id, None when there is none."""
-    row = await AdminUser.select(*COLUMNS).where(AdminUser.id == user_id).first()
+    row = await user_with_id(user_id)
     return _user(row) if row else None
 
 
 async def list_users() -> list[User]:
     """Every account, by name."""
-    return [_user(row) for row in await AdminUser.select(*COLUMNS).order_by(AdminUser.username)]
+    return [_user(row) for row in await all_users()]
 
 
 async def set_password(name: str, password: str) -> User:
     """Replace the password; every session of the account ends."""
     user = await get_user(name)
     check_password(password, user.username)
-    now = int(time.time())
-    await AdminUser.update(
-        {AdminUser.password_hash: await new_hash(password), AdminUser.updated_at: now}
-    ).where(AdminUser.id == user.id)
-    await AdminSession.delete().where(AdminSession.user_id == user.id)
+    await store_password_hash(user.id, await new_hash(password), int(time.time()))
+    await delete_sessions_of(user.id)
     return user
 
 
 async def change_own_password(user: User, current: str, new: str) -> User:
     """``set_password`` for the account's own user, who must give the current password."""
-    row = await AdminUser.select(AdminUser.password_hash).where(AdminUser.id == user.id).first()
-    if row is None or not await matches(current, str(row["password_hash"])):
+    stored = await password_hash_of(user.id)
+    if stored is None or not await matches(current, stored):
         raise UserInputError("that is not your current password", "current")
     return await set_password(user.username, new)
 
@@ -161,9 +151,7 @@ async def change_own_password(user: User, current: str, new: str) -> User:
 async def set_role(name: str, role: str) -> User:
     """Make the account a moderator or an admin."""
     user, checked = await get_user(name), check_role(role)
-    await AdminUser.update({AdminUser.role: checked, AdminUser.updated_at: int(time.time())}).where(
-        AdminUser.id == user.id
-    )
+    await store_role(user.id, checked, int(time.time()))
     return await get_user(name)
 
 
@@ -171,11 +159,9 @@ async def set_disabled(name: str, disabled: bool = True) -> User:
     """Disable (ending its sessions) or enable an account."""
     user = await get_user(name)
     now = int(time.time())
-    await AdminUser.update(
-        {AdminUser.disabled_at: now if disabled else 0, AdminUser.updated_at: now}
-    ).where(AdminUser.id == user.id)
+    await store_disabled_at(user.id, now if disabled else 0, now)
     if disabled:
-        await AdminSession.delete().where(AdminSession.user_id == user.id)
+        await delete_sessions_of(user.id)
     return await get_user(name)
 
 
@@ -184,19 +170,13 @@ async def check_sign_in(name: str, password: str) -> User | None:
 
     An unknown name costs a hash too, so timing does not tell which names exist.
     """
-    row = (
-        await AdminUser.select(*COLUMNS, AdminUser.password_hash)
-        .where(AdminUser.username == name.strip())
-        .first()
-    )
+    row = await user_named(name.strip(), with_hash=True)
     if row is None:
         await matches(password, await _dummy_hash())
         return None
     if not await matches(password, str(row["password_hash"])) or row["disabled_at"]:
         return None
-    await AdminUser.update({AdminUser.last_login_at: int(time.time())}).where(
-        AdminUser.id == row["id"]
-    )
+    await record_sign_in(int(row["id"]), int(time.time()))
     return _user(row)
 
 
