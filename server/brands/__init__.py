@@ -5,8 +5,14 @@ instance's uid alphabet, and the operator's brand management (add, list, import)
 from __future__ import annotations
 
 from rk.server.brands.lookup import BrandIds, brand_info
-from rk.server.brands.management import BrandInputError, add_brand, clean_name, find_brand
-from rk.server.brands.uids import UID_MATCH, new_brand_uid
+from rk.server.brands.management import (
+    BrandInputError,
+    add_brand,
+    clean_name,
+    find_brand,
+    new_brand,
+)
+from rk.server.brands.repository import UID_MATCH
 
 __all__ = [
     "UID_MATCH",
@@ -16,5 +22,5 @@ __all__ = [
     "brand_info",
     "clean_name",
     "find_brand",
-    "new_brand_uid",
+    "new_brand",
 ]

@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from rk.core.wire import MAX_ID, BrandInfo
+from rk.server.brands.repository import brand_by_id, brand_by_old_uid, brand_by_uid
 from rk.server.brands.uids import brand_id_by_uid
-from rk.server.platform.db.tables import Brand
 
 
 async def brand_id_for_uid(uid: str) -> int | None:
@@ -55,12 +55,11 @@ ID_TEXT = re.compile(r"[1-9][0-9]{0,18}")
 async def brand_info(ref: str) -> BrandInfo | None:
     """The brand addressed by its uid (or pre-0050 uid) or, failing that, its numeric id;
     None when neither."""
-    columns = (Brand.id, Brand.uid, Brand.name, Brand.slugs)
-    row = await Brand.select(*columns).where(Brand.uid == ref).first()
+    row = await brand_by_uid(ref)
     if row is None and ref:
-        row = await Brand.select(*columns).where(Brand.old_uid == ref).first()
+        row = await brand_by_old_uid(ref)
     if row is None and ID_TEXT.fullmatch(ref) and int(ref) <= MAX_ID:
-        row = await Brand.select(*columns).where(Brand.id == int(ref)).first()
+        row = await brand_by_id(int(ref))
     if row is None:
         return None
     return BrandInfo(

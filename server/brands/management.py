@@ -10,8 +10,8 @@ from msgspec import Struct
 from rk.core.errors import RkError
 from rk.core.wire import BrandInfo
 from rk.server.brands.lookup import brand_info
+from rk.server.brands.repository import brand_id_named, brands_in_name_order, create_brand
 from rk.server.brands.uids import new_brand_uid
-from rk.server.platform.db.tables import Brand
 
 MAX_NAME = 200
 
@@ -59,8 +59,8 @@ async def find_brand(ref: str) -> BrandInfo | None:
     info = await brand_info(ref)
     if info is not None:
         return info
-    row = await Brand.select(Brand.id).where(Brand.name == ref).first()
-    return await brand_info(str(row["id"])) if row else None
+    brand_id = await brand_id_named(ref)
+    return await brand_info(str(brand_id)) if brand_id is not None else None
 
 
 async def add_brand(name: str, slugs: dict[str, str] | None = None) -> tuple[BrandInfo, bool]:
@@ -69,32 +69,23 @@ async def add_brand(name: str, slugs: dict[str, str] | None = None) -> tuple[Bra
     existing = await find_brand(name)
     if existing is not None and existing.name == name:
         return existing, False
-    now = int(time.time())
-    async with Brand._meta.db.transaction():
-        row = await Brand.insert(
-            Brand(
-                uid=f"new-{time.monotonic_ns()}",
-                name=name,
-                slugs=json.dumps(slugs or {}),
-                created_at=now,
-                updated_at=now,
-            )
-        ).returning(Brand.id)
-        brand_id = int(row[0]["id"])
-        await Brand.update({Brand.uid: await new_brand_uid(brand_id)}).where(Brand.id == brand_id)
+    return await new_brand(name, slugs or {}), True
+
+
+async def new_brand(name: str, slugs: dict[str, str]) -> BrandInfo:
+    """Create the brand ``name`` with ``slugs`` and its uid (the engine's unique violation
+    when a brand of that name was created meanwhile)."""
+    brand_id = await create_brand(name, json.dumps(slugs), int(time.time()), new_brand_uid)
     info = await brand_info(str(brand_id))
     assert info is not None
-    return info, True
+    return info
 
 
 async def list_brands(prefix: str = "") -> list[BrandInfo]:
     """Brands in name order, optionally only those whose name starts with ``prefix``."""
-    query = Brand.select(Brand.id, Brand.uid, Brand.name, Brand.slugs).order_by(Brand.name)
-    if prefix:
-        query = query.where(Brand.name.ilike(f"{prefix}%"))
     return [
         BrandInfo(id=row["id"], uid=row["uid"], name=row["name"], slugs=json.loads(row["slugs"]))
-        for row in await query
+        for row in await brands_in_name_order(prefix)
     ]
 
 

@@ -8,23 +8,17 @@ brand's ``old_uid`` and still finds it; every page and answer shows ``uid``.
 from __future__ import annotations
 
 from rk.core.uids import brand_uid
-from rk.server.platform.db.tables import Brand, InstanceSecret
+from rk.server.brands.repository import brand_id_with_uid, instance_secret
 
 ALPHABET = "brand_uid_alphabet"
-UID_MATCH = "(b.uid = {} OR (b.old_uid = {} AND b.old_uid <> ''))"
-"""SQL matching brand ``b`` by either uid; pass the uid twice."""
 
 
 async def instance_alphabet() -> str:
     """This archive's sqids alphabet for brand uids (drawn by migration 0050)."""
-    row = (
-        await InstanceSecret.select(InstanceSecret.value)
-        .where(InstanceSecret.name == ALPHABET)
-        .first()
-    )
-    if row is None:
+    alphabet = await instance_secret(ALPHABET)
+    if alphabet is None:
         raise RuntimeError("instance_secrets has no brand_uid_alphabet: run rk db migrate")
-    return str(row["value"])
+    return alphabet
 
 
 async def new_brand_uid(brand_id: int) -> str:
@@ -36,7 +30,4 @@ async def brand_id_by_uid(uid: str) -> int | None:
     """The id of the brand whose uid (or pre-0050 uid) is ``uid``; None when there is none."""
     if not uid:
         return None
-    row = await Brand.select(Brand.id).where(Brand.uid == uid).first()
-    if row is None:
-        row = await Brand.select(Brand.id).where(Brand.old_uid == uid).first()
-    return int(row["id"]) if row else None
+    return await brand_id_with_uid(uid)

@@ -15,6 +15,7 @@ import json
 import re
 import sqlite3
 import time
+from typing import Any
 
 import asyncpg
 from msgspec import Struct
@@ -23,9 +24,15 @@ from rk.core.config import Settings
 from rk.core.errors import RkError
 from rk.core.sources import SeasonSource, get_source, season_slug
 from rk.core.wire import BrandInfo
-from rk.server.brands import BrandInputError, brand_info, clean_name, new_brand_uid
+from rk.server.brands import BrandInputError, brand_info, clean_name, new_brand
+from rk.server.crawl.repository_seasons import (
+    brand_named,
+    brand_named_in_any_case,
+    brands_mentioning_slug,
+    season_task_active,
+    set_brand_slugs,
+)
 from rk.server.crawl.tasks import CrawlTasks
-from rk.server.platform.db.tables import Brand, CrawlTask
 
 DUPLICATE = (asyncpg.UniqueViolationError, sqlite3.IntegrityError)
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -96,20 +103,15 @@ def _slugs(raw: object) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
-async def _find(name: str, source: str, slug: str) -> dict[str, object] | None:
+async def _find(name: str, source: str, slug: str) -> dict[str, Any] | None:
     """The brand row with ``slug`` on ``source``, else named ``name`` (exactly, then any case)."""
-    columns = (Brand.id, Brand.name, Brand.slugs)
-    for row in await Brand.select(*columns).where(Brand.slugs.like(f"%{json.dumps(slug)}%")):
+    for row in await brands_mentioning_slug(slug):
         if _slugs(row["slugs"]).get(source) == slug:
             return row
-    named = await Brand.select(*columns).where(Brand.name == name).first()
+    named = await brand_named(name)
     if named is not None:
         return named
-    rows = await Brand.raw(
-        "SELECT id, name, slugs FROM brands WHERE lower(name) = {} ORDER BY id LIMIT 1",
-        name.lower(),
-    )
-    return rows[0] if rows else None
+    return await brand_named_in_any_case(name)
 
 
 async def ensure_brand(name: str, source: str, slug: str) -> tuple[BrandInfo, bool]:
@@ -127,37 +129,16 @@ async def ensure_brand(name: str, source: str, slug: str) -> tuple[BrandInfo, bo
             slugs = _slugs(row["slugs"])
             if source not in slugs:
                 slugs[source] = slug
-                await Brand.update(
-                    {Brand.slugs: json.dumps(slugs), Brand.updated_at: int(time.time())}
-                ).where(Brand.id == row["id"])
+                await set_brand_slugs(row["id"], slugs, int(time.time()))
             info = await brand_info(str(row["id"]))
             if info is not None:
                 return info, False
             continue
         try:
-            return await _create(name, source, slug), True
+            return await new_brand(name, {source: slug}), True
         except DUPLICATE:
             continue  # created meanwhile by another caller: find it
     raise RuntimeError(f"brand {name!r} could neither be found nor created")
-
-
-async def _create(name: str, source: str, slug: str) -> BrandInfo:
-    now = int(time.time())
-    async with Brand._meta.db.transaction():
-        row = await Brand.insert(
-            Brand(
-                uid=f"new-{time.monotonic_ns()}",
-                name=name,
-                slugs=json.dumps({source: slug}),
-                created_at=now,
-                updated_at=now,
-            )
-        ).returning(Brand.id)
-        brand_id = int(row[0]["id"])
-        await Brand.update({Brand.uid: await new_brand_uid(brand_id)}).where(Brand.id == brand_id)
-    info = await brand_info(str(brand_id))
-    assert info is not None
-    return info
 
 
 async def queue_season(
@@ -175,13 +156,7 @@ async def queue_season(
             report.created.append(info.name)
         elif info.slugs.get(source, show.slug) != show.slug:
             report.other_slug.append(f"{info.name} ({info.slugs[source]}, listed {show.slug})")
-        active = await CrawlTask.exists().where(
-            (CrawlTask.brand_id == info.id)
-            & (CrawlTask.source == source)
-            & (CrawlTask.season == season)
-            & CrawlTask.status.is_in(["queued", "running"])
-        )
-        if active:
+        if await season_task_active(info.id, source, season):
             report.already.append(info.name)
             continue
         task_id = await tasks.add_task(info.id, 0, priority, source, season)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rk.server.crawl.store import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
+from rk.server.crawl.repository import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
 from rk.server.platform.db.pg_database import PgDatabase
 
 BATCH_LOCK_KEY = 0x726B_6372_6177

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rk.server.crawl.store import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
+from rk.server.crawl.repository import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
 from rk.server.platform.db.sqlite_database import SqliteDatabase
 
 FENCE = "id = :id AND status = :status AND worker = :worker AND attempts = :attempts"

@@ -26,7 +26,7 @@ import msgspec
 from rk.core.config import QueueSettings
 from rk.core.sources import season_slug
 from rk.core.wire import CrawlTask
-from rk.server.crawl.store import (
+from rk.server.crawl.repository import (
     CrawlStore,
     CrawlTaskRow,
     TaskState,

@@ -35,15 +35,16 @@ from rk.core.storage import Storage
 from rk.core.wire import ImageRef, ShowIngest
 from rk.server.ingest.fetch import Fetcher
 from rk.server.ingest.intake import decode_queued, source_kinds
+from rk.server.ingest.repository import (
+    article_of_show,
+    create_article,
+    overwrite_rejected_article,
+)
 from rk.server.ingest.store_image import ImageFailure, ImageStorer, StoredImage, Written
 from rk.server.media import delete_unreferenced, release
-from rk.server.platform.db.tables import Article, Image
-from rk.server.platform.db.write_transactions import write_transaction
 from rk.server.platform.jobs.claim import Claim
 from rk.server.platform.jobs.job_result import JobDone, JobNotDone
-from rk.server.similarity import hold_vector_clock
 
-INSERT_BATCH = 200
 DUPLICATE = (asyncpg.UniqueViolationError, sqlite3.IntegrityError)
 
 
@@ -140,7 +141,7 @@ class IngestService:
             show = decode_queued(job.payload, self.kinds)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             raise JobNotDone(f"payload is not a ShowIngest: {exc}", permanent=True) from None
-        existing = await _find(show)
+        existing = await article_of_show(show.source, show.show_key)
         if existing is not None:
             article_id = int(existing["id"])
             if existing["deleted_at"]:
@@ -245,7 +246,7 @@ class IngestService:
         """Write the article and its images (inside the job's commit); the job's result."""
         article_id = await self._create(show, brand_id, stored)
         if article_id is None:
-            row = await _find(show)
+            row = await article_of_show(show.source, show.show_key)
             found = int(row["id"]) if row else 0
             note = f"article {found} was created meanwhile by another job"
             return JobDone(outcome="skipped_existing", note=note, article_id=found, show=show)
@@ -274,15 +275,11 @@ class IngestService:
         """Insert the article and its images; None when the show exists already (a race)."""
         now = int(time.time())
         values = self._article_values(show, brand_id, now)
-        row = Article(source=show.source, show_key=show.show_key, created_at=now, **values)
+        images = image_rows(self.kind_of(show), stored, now)
         try:
-            async with write_transaction(Article):
-                inserted = await Article.insert(row).returning(Article.id)
-                article_id = int(inserted[0]["id"])
-                await _insert_images(article_id, self.kind_of(show), stored, now)
+            return await create_article(show.source, show.show_key, now, values, images)
         except DUPLICATE:
             return None
-        return article_id
 
     async def _reuse(
         self,
@@ -293,41 +290,21 @@ class IngestService:
     ) -> list[str]:
         """Overwrite a rejected article; the keys its old images used that the new ones don't."""
         now = int(time.time())
-        async with write_transaction(Article):
-            # deleting the old images deletes their vectors, which takes the vector clock:
-            # take it first, as vector writers do, so the two never wait on each other
-            await hold_vector_clock(Article._meta.db)
-            old = await Image.select(Image.key, Image.thumb_key).where(
-                Image.article_id == article_id
-            )
-            changed = (
-                await Article.update(**self._article_values(show, brand_id, now))
-                .where((Article.id == article_id) & (Article.status == "rejected"))
-                .where(Article.deleted_at == 0)
-                .returning(Article.id)
-            )
-            if not changed:
-                raise JobNotDone(f"article {article_id} changed while it was being re-ingested")
-            await Image.delete().where(Image.article_id == article_id)
-            await _insert_images(article_id, self.kind_of(show), stored, now)
+        values = self._article_values(show, brand_id, now)
+        images = image_rows(self.kind_of(show), stored, now)
+        old = await overwrite_rejected_article(article_id, values, images)
+        if old is None:
+            raise JobNotDone(f"article {article_id} changed while it was being re-ingested")
         new = {k for _, image in stored for k in (image.key, image.thumb_key)}
-        return [k for row in old for k in (row["key"], row["thumb_key"]) if k and k not in new]
+        return [k for k in old if k not in new]
 
 
-async def _find(show: ShowIngest) -> dict[str, Any] | None:
-    return (
-        await Article.select(Article.id, Article.status, Article.deleted_at)
-        .where((Article.source == show.source) & (Article.show_key == show.show_key))
-        .first()
-    )
-
-
-async def _insert_images(
-    article_id: int, kind: Kind, stored: list[tuple[Slot, StoredImage]], now: int
-) -> None:
-    rows = [
-        Image(
-            article_id=article_id,
+def image_rows(
+    kind: Kind, stored: list[tuple[Slot, StoredImage]], now: int
+) -> list[dict[str, Any]]:
+    """The image rows of the stored images, by column (the article id is added on insert)."""
+    return [
+        dict(
             role=slot.role,
             position=slot.position,
             kind=kind,
@@ -345,5 +322,3 @@ async def _insert_images(
         )
         for slot, image in stored
     ]
-    for start in range(0, len(rows), INSERT_BATCH):
-        await Image.insert(*rows[start : start + INSERT_BATCH])

@@ -29,8 +29,8 @@ from rk.core.storage import Storage
 from rk.core.thumbs import pixel_problem, thumbnail
 from rk.core.wire import ImageRef
 from rk.server.ingest.fetch import Fetcher, FetchError
+from rk.server.ingest.repository import known_original_size, thumbnail_in_use
 from rk.server.media import claim, delete_if_unreferenced, image_info, thumbnail_problem
-from rk.server.platform.db.tables import Image
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class ImageStorer:
         One an image row uses was checked when it was first referenced. Any other must
         decode as this original's thumbnail; a bad one nobody uses is deleted (then False).
         """
-        if await Image.select(Image.id).where(Image.thumb_key == key).first() is not None:
+        if await thumbnail_in_use(key):
             return True
         try:
             data = await self.storage.get(key)
@@ -193,13 +193,9 @@ class ImageStorer:
         self, key: str, load: Callable[[], Awaitable[bytes]]
     ) -> tuple[int, int] | None:
         """The original's pixel size: from an image row with this key, else its header."""
-        known = (
-            await Image.select(Image.width, Image.height)
-            .where((Image.key == key) & (Image.width > 0) & (Image.height > 0))
-            .first()
-        )
+        known = await known_original_size(key)
         if known is not None:
-            return int(known["width"]), int(known["height"])
+            return known
         info = await asyncio.to_thread(image_info, await load())
         return None if info is None else (info[0], info[1])
 

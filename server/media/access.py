@@ -8,28 +8,9 @@ on every read (a revalidation included), so a takedown holds from the next reque
 
 from __future__ import annotations
 
-from piccolo.querystring import QueryString
-
-from rk.core.keys import THUMB_KEY
-from rk.server.platform.db.tables import Image
-from rk.server.similarity import PUBLISHED
-
-USED_BY_PUBLISHED = (
-    "SELECT 1 AS hit FROM images i JOIN articles a ON a.id = i.article_id"
-    " WHERE i.{column} = {{}} AND {published} LIMIT 1"
-)
-QUERIES = {
-    column: USED_BY_PUBLISHED.format(column=column, published=PUBLISHED)
-    for column in ("key", "thumb_key")
-}
-
-
-def query_for(key: str) -> str:
-    """The statement that finds a published use of ``key`` (a thumbnail or a content key)."""
-    return QUERIES["thumb_key" if THUMB_KEY.match(key) else "key"]
+from rk.server.media.repository import used_by_published_article
 
 
 async def published_key(key: str) -> bool:
     """True while an image of a published, not deleted article uses ``key`` (or its thumb)."""
-    rows = await Image._meta.db.run_querystring(QueryString(query_for(key), key))
-    return bool(rows)
+    return await used_by_published_article(key)

@@ -16,7 +16,7 @@ from msgspec import Struct
 from rk.core.queues import Job
 from rk.core.storage import Storage
 from rk.server.media.refs import delete_if_unreferenced
-from rk.server.platform.db.tables import Article, Image
+from rk.server.media.repository import article_deleted_at, article_object_keys
 from rk.server.platform.jobs.claim import Claim
 from rk.server.platform.jobs.engine import JobQueue
 from rk.server.platform.jobs.job_result import JobDone, JobNotDone
@@ -48,14 +48,13 @@ class MediaCleanupService:
             article_id = msgspec.json.decode(job.payload, type=MediaCleanup).article_id
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             raise JobNotDone(f"payload is not a media cleanup request: {exc}") from None
-        article = await Article.select(Article.deleted_at).where(Article.id == article_id).first()
-        if article is None:
+        deleted_at = await article_deleted_at(article_id)
+        if deleted_at is None:
             return JobDone(outcome="noop", note=f"article {article_id} does not exist")
-        if not article["deleted_at"]:
+        if not deleted_at:
             note = f"article {article_id} is not deleted; its media stay"
             return JobDone(outcome="noop", note=note, article_id=article_id)
-        rows = await Image.select(Image.key, Image.thumb_key).where(Image.article_id == article_id)
-        keys = list(dict.fromkeys(k for row in rows for k in (row["key"], row["thumb_key"]) if k))
+        keys = await article_object_keys(article_id)
         deleted = kept = 0
         for key in keys:
             if await self.storage.head(key) is None:

@@ -25,9 +25,17 @@ from msgspec import Struct
 from rk.core.keys import THUMB_KEY, is_media_key, parse_content_key, thumb_key
 from rk.core.storage import ObjectInfo, Storage
 from rk.core.wire import ShowIngest
-from rk.server.media.refs import delete_if_unreferenced, drop_dead_claims
+from rk.server.media.refs import delete_if_unreferenced
+from rk.server.media.repository_refs import drop_dead_claims
+from rk.server.media.repository_sweep import (
+    keys_claimed_by_running_jobs,
+    keys_named_by_live_images,
+    live_image_keys_after,
+    set_image_size,
+    unsized_image_keys,
+    waiting_show_payloads,
+)
 from rk.server.media.thumb_check import image_info
-from rk.server.platform.db.tables import Image, IngestJob, MediaClaim
 
 SAMPLE = 5
 SIZE_BATCH = 500
@@ -63,23 +71,6 @@ class GcReport(Struct, kw_only=True):
         return out
 
 
-LIVE_IMAGES = (
-    "SELECT i.id, i.key, i.thumb_key FROM images i JOIN articles a ON a.id = i.article_id"
-    " WHERE a.deleted_at = 0"
-)
-
-
-async def _referenced(keys: list[str]) -> set[str]:
-    """Those of ``keys`` an image of a live article names (as original or thumbnail)."""
-    if not keys:
-        return set()
-    marks = ", ".join("{}" for _ in keys)
-    rows = await Image.raw(
-        f"{LIVE_IMAGES} AND (i.key IN ({marks}) OR i.thumb_key IN ({marks}))", *keys, *keys
-    )
-    return {k for row in rows for k in (row["key"], row["thumb_key"])} & set(keys)
-
-
 async def _missing(seen: set[str], report: GcReport, batch: int) -> None:
     """Count the keys live images name that are not in ``seen``: each column's distinct keys
     in key order, ``batch`` at a time (a key many images share counts once, and no set of
@@ -88,37 +79,22 @@ async def _missing(seen: set[str], report: GcReport, batch: int) -> None:
     for column in ("key", "thumb_key"):
         last = ""
         while True:
-            rows = await Image.raw(
-                f"SELECT DISTINCT i.{column} AS k FROM images i JOIN articles a"
-                f" ON a.id = i.article_id WHERE a.deleted_at = 0 AND i.{column} > {{}}"
-                f" ORDER BY i.{column} LIMIT {{}}",
-                last,
-                batch,
-            )
-            if not rows:
+            keys = await live_image_keys_after(column, last, batch)
+            if not keys:
                 break
-            last = str(rows[-1]["k"])
-            gone = [str(r["k"]) for r in rows if r["k"] not in seen]
+            last = keys[-1]
+            gone = [key for key in keys if key not in seen]
             report.missing += len(gone)
             sample += gone[: max(0, SAMPLE - len(sample))]
     report.missing_sample = sorted(sample)[:SAMPLE]
 
 
-async def _claimed_keys() -> set[str]:
-    running = IngestJob.select(IngestJob.id).where(IngestJob.status == "processing")
-    rows = await MediaClaim.select(MediaClaim.key).where(MediaClaim.job_id.is_in(running))
-    return {row["key"] for row in rows}
-
-
 async def _waiting_keys() -> set[str]:
     """Keys named by shows still waiting to be ingested (spider uploads), with thumbnails."""
-    rows = await IngestJob.select(IngestJob.payload).where(
-        (IngestJob.kind == "crawl") & IngestJob.status.is_in(["pending", "processing"])
-    )
     keys: set[str] = set()
-    for row in rows:
+    for payload in await waiting_show_payloads():
         try:
-            show = msgspec.json.decode(row["payload"], type=ShowIngest)
+            show = msgspec.json.decode(payload, type=ShowIngest)
         except (msgspec.ValidationError, msgspec.DecodeError):
             continue
         for ref in show.images():
@@ -129,26 +105,15 @@ async def _waiting_keys() -> set[str]:
 
 async def fill_sizes(storage: Storage, limit: int = SIZE_BATCH) -> int:
     """Give up to ``limit`` 0×0 image rows the size in their original's header; rows sized."""
-    rows = await (
-        Image.select(Image.key)
-        .where((Image.width == 0) & (Image.height == 0) & (Image.key != ""))
-        .distinct()
-        .limit(limit)
-    )
     sized = 0
-    for row in rows:
+    for key in await unsized_image_keys(limit):
         try:
-            info = image_info(await storage.get(row["key"]))
+            info = image_info(await storage.get(key))
         except FileNotFoundError:
             continue
         if info is None:
             continue
-        done = (
-            await Image.update({Image.width: info[0], Image.height: info[1]})
-            .where((Image.key == row["key"]) & (Image.width == 0) & (Image.height == 0))
-            .returning(Image.id)
-        )
-        sized += len(done)
+        sized += await set_image_size(key, info[0], info[1])
     return sized
 
 
@@ -166,12 +131,12 @@ async def sweep(
     report = GcReport(dry_run=dry_run)
     if not dry_run:
         await drop_dead_claims()
-    pending = await _claimed_keys() | await _waiting_keys()
+    pending = await keys_claimed_by_running_jobs() | await _waiting_keys()
     seen: set[str] = set()
     batch: list[ObjectInfo] = []
 
     async def check() -> None:
-        keep = pending | await _referenced([info.key for info in batch])
+        keep = pending | await keys_named_by_live_images([info.key for info in batch])
         for info in batch:
             if info.key in keep:
                 report.referenced += 1

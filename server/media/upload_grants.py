@@ -20,7 +20,7 @@ from rk.core.errors import InvalidKey
 from rk.core.keys import CONTENT_KEY, KINDS, THUMB_KEY, parse_content_key
 from rk.core.storage import Storage
 from rk.core.wire import UploadUrl, UploadUrlRequest
-from rk.server.platform.db.tables import Image
+from rk.server.media.repository import images_with_keys
 from rk.server.platform.http.errors import ApiError, Unavailable
 
 HEADS_AT_ONCE = 16
@@ -64,7 +64,7 @@ async def archived(requests: list[UploadUrlRequest]) -> set[str]:
     originals = {r.key for r in requests if r.thumb_of is None}
     thumbs = {r.thumb_of: r.key for r in requests if r.thumb_of is not None}
     lookup = set(originals) | {f"{kind}/{sha1}.jpg" for sha1 in thumbs for kind in KINDS}
-    rows = await Image.select(Image.key, Image.thumb_key).where(Image.key.is_in(sorted(lookup)))
+    rows = await images_with_keys(sorted(lookup))
     found: set[str] = set()
     for row in rows:
         if row["key"] in originals:

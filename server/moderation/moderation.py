@@ -25,7 +25,13 @@ from rk.core.media_urls import media_url
 from rk.core.plugins import notify
 from rk.server.media import KIND as MEDIA_CLEANUP
 from rk.server.media import MediaCleanup, published_key
-from rk.server.platform.db.tables import Article, Image, IngestJob, ModerationAudit
+from rk.server.moderation.repository import (
+    article_image_keys,
+    article_state,
+    record_moderation,
+    set_article_status,
+    soft_delete_article,
+)
 from rk.server.platform.db.write_transactions import write_transaction
 from rk.server.platform.http.errors import ApiError, NotFound
 
@@ -84,15 +90,11 @@ def check_action(action: str) -> Action:
 async def _apply(article_id: int, action: Action, actor: Actor, expected: str | None) -> Change:
     now = int(time.time())
     new = TARGET[action]
-    async with write_transaction(Article):
-        row = (
-            await Article.select(Article.status, Article.deleted_at)
-            .where(Article.id == article_id)
-            .first()
-        )
-        if row is None:
+    async with write_transaction():
+        state = await article_state(article_id)
+        if state is None:
             raise UnknownArticle(f"article {article_id} does not exist")
-        old = visible_status(str(row["status"]), int(row["deleted_at"]))
+        old = visible_status(*state)
         if expected is not None and expected != old:
             raise StaleArticle(
                 f"article {article_id} is {old} now (it was {expected} when the page was shown)"
@@ -104,42 +106,18 @@ async def _apply(article_id: int, action: Action, actor: Actor, expected: str | 
         if old == new:
             return Change(article_id=article_id, old=old, new=new)
         if action == "delete":
-            await Article.update({Article.deleted_at: now, Article.updated_at: now}).where(
-                Article.id == article_id
-            )
             payload = msgspec.json.encode(MediaCleanup(article_id=article_id)).decode()
-            await IngestJob.insert(
-                IngestJob(
-                    kind=MEDIA_CLEANUP,
-                    status="pending",
-                    payload=payload,
-                    next_attempt_at=now,
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
+            await soft_delete_article(article_id, now, MEDIA_CLEANUP, payload)
         else:
-            await Article.update({Article.status: new, Article.updated_at: now}).where(
-                Article.id == article_id
-            )
-        await ModerationAudit.insert(
-            ModerationAudit(
-                article_id=article_id,
-                user_id=actor.user_id,
-                actor=actor.name,
-                old_status=old,
-                new_status=new,
-                via=actor.via,
-                at=now,
-            )
-        )
+            await set_article_status(article_id, new, now)
+        await record_moderation(article_id, actor.user_id, actor.name, old, new, actor.via, now)
     return Change(article_id=article_id, old=old, new=new)
 
 
 async def withdrawn_keys(article_id: int) -> list[str]:
     """The article's media keys (originals, then thumbnails) no published article uses."""
-    rows = await Image.select(Image.key, Image.thumb_key).where(Image.article_id == article_id)
-    keys = [str(row["key"]) for row in rows] + [str(row["thumb_key"]) for row in rows]
+    images = await article_image_keys(article_id)
+    keys = [key for key, _ in images] + [thumb for _, thumb in images]
     return [key for key in dict.fromkeys(keys) if key and not await published_key(key)]
 
 

@@ -12,9 +12,7 @@ import socket
 import time
 import uuid
 
-from piccolo.querystring import QueryString
-
-from rk.server.platform.db.tables import JobLock
+from rk.server.platform.jobs.repository import extend_lease, free_lease, take_lease
 
 
 def new_holder(prefix: str) -> str:
@@ -33,41 +31,20 @@ class JobLease:
         self.ttl_s = ttl_s
         self.renewed_at = 0.0
 
-    async def _run(self, sql: str, *args: object) -> list[dict[str, object]]:
-        return list(await JobLock._meta.db.run_querystring(QueryString(sql, *args)))
-
     async def acquire(self) -> bool:
         """Take the lease if it is free, expired or already ours; True when we hold it."""
         now = int(time.time())
-        await self._run(
-            "INSERT INTO job_locks (name, holder, until) VALUES ({}, '', 0)"
-            " ON CONFLICT (name) DO NOTHING",
-            self.name,
-        )
-        rows = await self._run(
-            "UPDATE job_locks SET holder = {}, until = {}"
-            " WHERE name = {} AND (until < {} OR holder = {}) RETURNING id",
-            self.holder,
-            now + self.ttl_s,
-            self.name,
-            now,
-            self.holder,
-        )
-        if rows:
+        taken = await take_lease(self.name, self.holder, now + self.ttl_s, now)
+        if taken:
             self.renewed_at = time.monotonic()
-        return bool(rows)
+        return taken
 
     async def renew(self) -> bool:
         """Extend our lease; False when another holder has taken it meanwhile."""
-        rows = await self._run(
-            "UPDATE job_locks SET until = {} WHERE name = {} AND holder = {} RETURNING id",
-            int(time.time()) + self.ttl_s,
-            self.name,
-            self.holder,
-        )
-        if rows:
+        renewed = await extend_lease(self.name, self.holder, int(time.time()) + self.ttl_s)
+        if renewed:
             self.renewed_at = time.monotonic()
-        return bool(rows)
+        return renewed
 
     async def renew_if_due(self) -> bool:
         """Renew once a third of the lease has passed; False when the lease was lost."""
@@ -77,8 +54,4 @@ class JobLease:
 
     async def release(self) -> None:
         """Give the lease up now (if we still hold it)."""
-        await self._run(
-            "UPDATE job_locks SET holder = '', until = 0 WHERE name = {} AND holder = {}",
-            self.name,
-            self.holder,
-        )
+        await free_lease(self.name, self.holder)

@@ -13,12 +13,20 @@ import asyncio
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
-from rk.server.platform.db.tables import IngestJob
+from rk.server.platform.ops.repository import (
+    crawl_task_counts,
+    done_job_durations,
+    embeddings_failed_at_cap,
+    ingest_job_counts,
+    oldest_unplaced_vector_at,
+    pending_embeddings_by_kind,
+    spiders_seen_since,
+    stored_image_totals,
+)
 
 JOB_BUCKETS_S = (1, 2, 5, 10, 30, 60, 120, 300, 600)
 """Job duration buckets; times are whole seconds in the database."""
@@ -42,11 +50,6 @@ class Snapshot(Collector):
         return iter(self.families)
 
 
-async def _rows(sql: str, *args: Any) -> list[dict[str, Any]]:
-    """One raw query through the tables' engine."""
-    return list(await IngestJob.raw(sql, *args))
-
-
 async def queue_families() -> list[Family]:
     """Queue depth by queue and status, crawl tasks by status, finished jobs and durations."""
     depth = GaugeMetricFamily(
@@ -59,10 +62,7 @@ async def queue_families() -> list[Family]:
         "Ingest jobs finished, by kind and outcome (failed = failed for good).",
         labels=["kind", "outcome"],
     )
-    jobs = await _rows(
-        "SELECT kind, status, outcome, COUNT(*) AS n FROM ingest_jobs"
-        " GROUP BY kind, status, outcome"
-    )
+    jobs = await ingest_job_counts()
     waiting: dict[tuple[str, str], int] = {}
     for row in jobs:
         if row["status"] in ("pending", "processing"):
@@ -74,7 +74,7 @@ async def queue_families() -> list[Family]:
     for (kind, status), n in sorted(waiting.items()):
         depth.add_metric([QUEUE_OF_KIND.get(kind, kind), status], n)
     tasks = GaugeMetricFamily("rk_crawl_tasks", "Crawl tasks by status.", labels=["status"])
-    for row in await _rows("SELECT status, COUNT(*) AS n FROM crawl_tasks GROUP BY status"):
+    for row in await crawl_task_counts():
         tasks.add_metric([row["status"]], row["n"])
         if row["status"] in ("queued", "running"):
             depth.add_metric(["crawl_tasks", row["status"]], row["n"])
@@ -83,14 +83,7 @@ async def queue_families() -> list[Family]:
 
 async def job_durations() -> HistogramMetricFamily:
     """Seconds from claim to completion of every job done, by kind, as a histogram."""
-    cases = ", ".join(
-        f"SUM(CASE WHEN updated_at - locked_at <= {b} THEN 1 ELSE 0 END) AS le_{b}"
-        for b in JOB_BUCKETS_S
-    )
-    rows = await _rows(
-        f"SELECT kind, COUNT(*) AS n, COALESCE(SUM(updated_at - locked_at), 0) AS total, {cases}"
-        " FROM ingest_jobs WHERE status = 'done' AND locked_at > 0 GROUP BY kind"
-    )
+    rows = await done_job_durations(JOB_BUCKETS_S)
     family = HistogramMetricFamily(
         "rk_job_duration_seconds", "Claim-to-done time of finished ingest jobs.", labels=["kind"]
     )
@@ -115,43 +108,19 @@ class Census:
 async def read_census(model: str | None, failure_cap: int) -> Census:
     """Images stored (distinct keys) and their bytes; embeddings pending and failed at the
     cap for ``model``; when the oldest vector still waiting for neighbours was stored."""
-    [stored] = await _rows(
-        "SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM"
-        " (SELECT key, MAX(size) AS size FROM images WHERE key <> '' GROUP BY key) AS stored"
-    )
+    stored = await stored_image_totals()
     pending: dict[str, int] = {}
     capped = 0
     if model:
-        for row in await _rows(
-            "SELECT i.kind, COUNT(*) AS n FROM images i WHERE i.key <> ''"
-            " AND NOT EXISTS (SELECT 1 FROM image_embeddings e"
-            " WHERE e.image_id = i.id AND e.model = {})"
-            " AND NOT EXISTS (SELECT 1 FROM image_embedding_failures f"
-            " WHERE f.image_id = i.id AND f.model = {} AND f.failures >= {})"
-            " AND EXISTS (SELECT 1 FROM articles a WHERE a.id = i.article_id AND a.deleted_at = 0)"
-            " GROUP BY i.kind",
-            model,
-            model,
-            failure_cap,
-        ):
-            pending[row["kind"]] = row["n"]
-        [row] = await _rows(
-            "SELECT COUNT(*) AS n FROM image_embedding_failures f"
-            " WHERE f.model = {} AND f.failures >= {} AND NOT EXISTS (SELECT 1"
-            " FROM image_embeddings e WHERE e.image_id = f.image_id AND e.model = f.model)",
-            model,
-            failure_cap,
-        )
-        capped = row["n"]
-    [oldest] = await _rows(
-        "SELECT MIN(created_at) AS t FROM image_embeddings WHERE neighbours_at = 0"
-    )
+        pending = await pending_embeddings_by_kind(model, failure_cap)
+        capped = await embeddings_failed_at_cap(model, failure_cap)
+    oldest_unplaced = await oldest_unplaced_vector_at()
     return Census(
         images=stored["n"],
         image_bytes=stored["bytes"],
         pending=pending,
         capped=capped,
-        oldest_unplaced=oldest["t"] or 0,
+        oldest_unplaced=oldest_unplaced,
     )
 
 
@@ -183,15 +152,11 @@ def census_families(census: Census, model: str | None, now: int) -> list[Family]
 
 async def spider_families(now: int) -> list[Family]:
     """Spiders (worker names) that claimed or heartbeated a task in the last 5 minutes."""
-    rows = await _rows(
-        "SELECT COUNT(DISTINCT worker) AS n FROM crawl_tasks"
-        " WHERE worker <> '' AND locked_at >= {}",
-        now - SPIDER_SEEN_S,
-    )
+    seen = await spiders_seen_since(now - SPIDER_SEEN_S)
     family = GaugeMetricFamily(
         "rk_spiders_seen", "Distinct spider workers seen (claim or heartbeat) in the last 5 min."
     )
-    family.add_metric([], rows[0]["n"])
+    family.add_metric([], seen)
     return [family]
 
 

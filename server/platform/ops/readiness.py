@@ -13,7 +13,7 @@ from functools import cache
 from rk.core.redact import redact
 from rk.core.storage import Storage
 from rk.server.platform.db.migrate import discover
-from rk.server.platform.db.tables import IngestJob
+from rk.server.platform.ops.repository import applied_migration_ids, database_round_trip
 
 CHECK_TIMEOUT_S = 3.0
 PROBE_KEY = "thumb/" + "0" * 40 + ".jpg"
@@ -28,14 +28,13 @@ def expected_migrations() -> frozenset[str]:
 
 async def database_problem() -> str | None:
     """None when a trivial query round-trips."""
-    await IngestJob.raw("SELECT 1")
+    await database_round_trip()
     return None
 
 
 async def migrations_problem() -> str | None:
     """None when every migration this code knows has been applied."""
-    rows = await IngestJob.raw("SELECT id FROM rk_migrations")
-    missing = sorted(expected_migrations() - {row["id"] for row in rows})
+    missing = sorted(expected_migrations() - await applied_migration_ids())
     if missing:
         return f"{len(missing)} migrations not applied ({', '.join(missing)}): run rk db migrate"
     return None

@@ -15,9 +15,10 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from piccolo.querystring import QueryString
-
-from rk.server.platform.db.tables import SignedRequest
+from rk.server.platform.signing.repository import (
+    delete_signatures_expired_before,
+    record_new_signatures,
+)
 
 SWEEP_EVERY_S = 60.0
 """How often (at most) one process deletes expired signatures."""
@@ -72,16 +73,9 @@ class ReplayGuard:
                 _answer(pending, False)
             else:
                 unique[pending.signature] = pending
-        values = ", ".join("({}, {})" for _ in unique)
-        args: list[object] = []
-        for pending in unique.values():
-            args += [pending.signature, pending.expires_at]
-        sql = (
-            f"INSERT INTO signed_requests (signature, expires_at) VALUES {values}"
-            " ON CONFLICT (signature) DO NOTHING RETURNING signature"
+        inserted = await record_new_signatures(
+            [(pending.signature, pending.expires_at) for pending in unique.values()]
         )
-        rows = await SignedRequest._meta.db.run_querystring(QueryString(sql, *args))
-        inserted = {str(row["signature"]) for row in rows}
         for signature, pending in unique.items():
             _answer(pending, signature in inserted)
         await self.sweep()
@@ -91,5 +85,4 @@ class ReplayGuard:
         if time.monotonic() - self._swept_at < SWEEP_EVERY_S:
             return
         self._swept_at = time.monotonic()
-        sql = "DELETE FROM signed_requests WHERE expires_at < {}"
-        await SignedRequest._meta.db.run_querystring(QueryString(sql, int(time.time())))
+        await delete_signatures_expired_before(int(time.time()))

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from rk.server.media.access import QUERIES
+from rk.server.media.repository import QUERIES
 from rk.server.platform.db.database import Database
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate

@@ -1,4 +1,4 @@
-"""The crawl-task store interface: atomic SQL operations on ``crawl_tasks``, one per engine.
+"""The crawl-task repository interface: atomic SQL operations on ``crawl_tasks``, one per engine.
 
 The policy (lease, attempt limit, what a result does) lives in
 ``rk.server.crawl.tasks``; stores only run SQL. Every change to a claimed task is
