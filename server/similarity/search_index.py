@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +51,7 @@ from rk.server.similarity.repository.vector_copies import (
     published_rows_of_articles,
 )
 from rk.server.similarity.vector_shards import Part, Shard, top_k
-from rk.server.similarity.vector_stamps import stamped_pages
+from rk.server.similarity.vector_stamps import catching_up, stamped_pages
 
 log = logging.getLogger(__name__)
 
@@ -166,25 +165,12 @@ class SearchIndex:
         if engine() is not self._engine:
             self._engine = engine()
             self._reset()
-        cold = self.seen_seq == 0
-        started = time.perf_counter()
-        try:
+        with catching_up(self, log, "search index", self._reset, BaseException):
             row = await published_fingerprint()
             await self._sync_articles(Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])))
             top = max(int(row["top"]), int(row["gone"]))
             if top > self.seen_seq:
                 await self._read_new(top)
-        except BaseException:
-            self._reset()  # a half-applied change could break the invariant: start over
-            raise
-        if cold and len(self):
-            log.info(
-                "search index %s: %d vectors loaded in %.1f s (%.0f MiB)",
-                self.model,
-                len(self),
-                time.perf_counter() - started,
-                self.nbytes() / 2**20,
-            )
         self._fresh_as_of = run
 
     async def _sync_articles(self, now: Fingerprint) -> None:

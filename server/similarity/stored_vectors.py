@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,7 +32,7 @@ from rk.server.platform.db.sql_rows import engine
 from rk.server.similarity.neighbour_lists import decode
 from rk.server.similarity.repository.vector_copies import highest_stamps, stored_rows_after
 from rk.server.similarity.vector_shards import Part, Shard
-from rk.server.similarity.vector_stamps import stamped_pages
+from rk.server.similarity.vector_stamps import catching_up, stamped_pages
 
 log = logging.getLogger(__name__)
 
@@ -84,24 +83,11 @@ class StoredVectors:
             if engine() is not self._engine:
                 self._engine = engine()
                 self._reset()
-            cold = self.seen_seq == 0
-            started = time.perf_counter()
             top = await highest_stamps()
             if top <= self.seen_seq:
                 return
-            try:
+            with catching_up(self, log, "stored vectors", self._reset):
                 await self._read_new(top)
-            except Exception:
-                self._reset()  # a half-applied page could break the invariant: start over
-                raise
-            if cold and len(self):
-                log.info(
-                    "stored vectors %s: %d vectors loaded in %.1f s (%.0f MiB)",
-                    self.model,
-                    len(self),
-                    time.perf_counter() - started,
-                    self.nbytes() / 2**20,
-                )
 
     async def _read_new(self, top: int) -> None:
         """Apply the deletions and rows stamped above the highest stamp seen, up to ``top``

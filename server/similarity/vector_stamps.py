@@ -9,13 +9,28 @@ highest one seen, and no timing constant is needed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
 
 from rk.server.similarity.repository.vector_copies import deleted_images
 
 Page = Callable[[str, int, int], Awaitable[list[dict[str, Any]]]]
 """Reads a page of rows: the model, the stamp seen and the page size; the rows as dicts."""
+
+
+class Copy(Protocol):
+    """An in-process copy of vectors: its model, what it holds and the stamp it is up to."""
+
+    model: str
+    seen_seq: int
+
+    def __len__(self) -> int: ...
+
+    def nbytes(self) -> int: ...
+
 
 SCAN_ROWS = 4096
 """Rows per read of new vectors (8 MiB of 512-d vectors)."""
@@ -42,3 +57,31 @@ async def stamped_pages(
         seen = upto
         if not full:
             return
+
+
+@contextmanager
+def catching_up(
+    copy: Copy,
+    log: logging.Logger,
+    label: str,
+    reset: Callable[[], None],
+    fails: type[BaseException] = Exception,
+) -> Iterator[None]:
+    """Around one catch-up of ``copy``: on a ``fails`` error ``reset`` it (a half-applied
+    change could break what it holds) and re-raise; after a first load, log its size."""
+    cold = copy.seen_seq == 0
+    started = time.perf_counter()
+    try:
+        yield
+    except fails:
+        reset()
+        raise
+    if cold and len(copy):
+        log.info(
+            "%s %s: %d vectors loaded in %.1f s (%.0f MiB)",
+            label,
+            copy.model,
+            len(copy),
+            time.perf_counter() - started,
+            copy.nbytes() / 2**20,
+        )
