@@ -71,8 +71,8 @@ def reindex_command(
 @vectors_app.command("status")
 def status_command(config: ConfigOption = None, data_dir: DataDirOption = None) -> None:
     """Which index serves this database, and each pgvector table with its state."""
+    from rk.server.platform.db.sql_rows import rows
     from rk.server.similarity.vectors.choose import wanted_name
-    from rk.server.similarity.vectors.db import rows
     from rk.server.similarity.vectors.pg_spaces import enabled, extension_problem
 
     settings = settings_from(config, data_dir)

@@ -8,10 +8,10 @@ from rk.server.similarity.embedding_lifespan import embedding_lifespan
 from rk.server.similarity.embedding_routes import EmbeddingsController, runtime_of
 from rk.server.similarity.photo_gate import PhotoGate, Refused
 from rk.server.similarity.photo_reduce import BadPicture, PictureTooLarge, check_photo, reduce_photo
+from rk.server.similarity.repository.vector_copies import PUBLISHED
 from rk.server.similarity.search import ImageHit, by_vector, similar
-from rk.server.similarity.search_index import PUBLISHED
-from rk.server.similarity.vectors.clock import hold_vector_clock
 from rk.server.similarity.vectors.model_index import ModelIndex
+from rk.server.similarity.vectors.pg_clock import hold_vector_clock
 
 __all__ = [
     "PUBLISHED",

@@ -15,14 +15,12 @@ An image whose failures reach the cap leaves the queue (``capped_failures`` list
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 import numpy as np
 import pluggy
-from piccolo.engine.base import Engine
-from piccolo.querystring import QueryString
 
 from rk.core.plugins import notify
 from rk.core.storage import Storage
@@ -34,23 +32,24 @@ from rk.core.wire import (
     PendingEmbeddings,
     PendingImage,
 )
-from rk.server.platform.db.tables import Image, ImageEmbedding
+from rk.server.platform.db.sql_rows import engine
 from rk.server.platform.db.write_transactions import write_transaction
-from rk.server.similarity.neighbour_lists import forget_replaced
-from rk.server.similarity.vectors.clock import hold_vector_clock
+from rk.server.similarity.repository.embeddings import (
+    capped_failure_rows,
+    clear_failures,
+    count_failure,
+    count_pending_images,
+    image_kinds,
+    images_with_vectors,
+    lease_pending_images,
+    upsert_vector,
+)
+from rk.server.similarity.repository.neighbour_lists import forget_replaced
+from rk.server.similarity.vectors.pg_clock import hold_vector_clock
 from rk.server.similarity.vectors.pg_spaces import copy_saved, prepare_save
 
 MAX_PENDING = 1000
 """The most images one pending request may lease."""
-
-PENDING = """
-    i.kind = {} AND i.key <> '' AND i.embed_leased_until < {}
-    AND NOT EXISTS (SELECT 1 FROM image_embeddings e
-                    WHERE e.image_id = i.id AND e.model = {})
-    AND NOT EXISTS (SELECT 1 FROM image_embedding_failures f
-                    WHERE f.image_id = i.id AND f.model = {} AND f.failures >= {})
-    AND EXISTS (SELECT 1 FROM articles a WHERE a.id = i.article_id AND a.deleted_at = 0)
-"""
 
 
 class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,14 +57,6 @@ class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
 
     model_id: str
     dim: int
-
-
-def _engine() -> Engine:
-    return Image._meta.db
-
-
-async def _rows(sql: str, *args: Any) -> list[dict[str, Any]]:
-    return list(await _engine().run_querystring(QueryString(sql, *args)))
 
 
 async def lease_pending(
@@ -88,17 +79,9 @@ async def lease_pending(
     args = (kind, now, model, model, failure_cap)
     leased: list[dict[str, Any]] = []
     if limit:
-        skip_locked = "" if _engine().engine_type == "sqlite" else "FOR UPDATE OF i SKIP LOCKED"
-        async with write_transaction(Image):
-            leased = await _rows(
-                "UPDATE images SET embed_leased_until = {} WHERE id IN ("
-                f"SELECT i.id FROM images i WHERE {PENDING} ORDER BY i.id LIMIT {{}} {skip_locked}"
-                ") RETURNING id, key, thumb_key",
-                now + lease_s,
-                *args,
-                limit,
-            )
-    [count] = await _rows(f"SELECT COUNT(*) AS n FROM images i WHERE {PENDING}", *args)
+        async with write_transaction():
+            leased = await lease_pending_images(args, limit, now + lease_s)
+    count = await count_pending_images(args)
     items = [
         PendingImage(
             image_id=int(row["id"]),
@@ -106,7 +89,7 @@ async def lease_pending(
         )
         for row in sorted(leased, key=lambda row: int(row["id"]))
     ]
-    return PendingEmbeddings(items=items, remaining=int(count["n"]))
+    return PendingEmbeddings(items=items, remaining=count)
 
 
 def vector_problem(item: EmbeddingVector, kinds: dict[int, str], model: ModelInfo) -> str | None:
@@ -132,17 +115,6 @@ def vector_bytes(values: Sequence[float]) -> bytes:
     return (vector / np.linalg.norm(vector)).astype("<f4").tobytes()
 
 
-async def _kinds(image_ids: Iterable[int]) -> dict[int, str]:
-    ids = sorted(set(image_ids))
-    found: dict[int, str] = {}
-    for start in range(0, len(ids), 500):
-        rows = await Image.select(Image.id, Image.kind).where(
-            Image.id.is_in(ids[start : start + 500])
-        )
-        found.update({int(row["id"]): str(row["kind"]) for row in rows})
-    return found
-
-
 async def submit(
     data: EmbeddingSubmit,
     model: ModelInfo,
@@ -151,7 +123,7 @@ async def submit(
     failure_cap: int,
 ) -> EmbeddingSubmitted:
     """Store the good vectors, count failures per image, list every rejected item."""
-    kinds = await _kinds(
+    kinds = await image_kinds(
         [item.image_id for item in data.items] + [f.image_id for f in data.failures]
     )
     errors: list[ItemError] = []
@@ -204,62 +176,19 @@ async def _store(vectors: list[EmbeddingVector], failures: dict[int, str], model
     now = int(time.time())
     await prepare_save(model, {(item.kind, len(item.vector)) for item in vectors})
     stored: list[tuple[int, str, int, bytes]] = []
-    async with write_transaction(Image):
-        await hold_vector_clock(_engine())
+    async with write_transaction():
+        await hold_vector_clock(engine())
         await forget_replaced(
-            model, await _have_vectors(model, [item.image_id for item in vectors])
+            model, await images_with_vectors(model, [item.image_id for item in vectors])
         )
         for item in vectors:
-            stored.append((item.image_id, item.kind, len(item.vector), vector_bytes(item.vector)))
-            await _rows(
-                "INSERT INTO image_embeddings"
-                " (image_id, model, kind, dim, vector, created_at, neighbours_at)"
-                " VALUES ({}, {}, {}, {}, {}, {}, 0)"
-                " ON CONFLICT (image_id, model) DO UPDATE SET kind = excluded.kind,"
-                " dim = excluded.dim, vector = excluded.vector,"
-                " created_at = excluded.created_at, neighbours_at = 0",
-                item.image_id,
-                model,
-                item.kind,
-                len(item.vector),
-                stored[-1][3],
-                now,
-            )
+            vector = vector_bytes(item.vector)
+            stored.append((item.image_id, item.kind, len(item.vector), vector))
+            await upsert_vector(item.image_id, model, item.kind, len(item.vector), vector, now)
         await copy_saved(model, stored)
-        saved = [item.image_id for item in vectors]
-        for start in range(0, len(saved), 500):
-            chunk = saved[start : start + 500]
-            marks = ", ".join("{}" for _ in chunk)
-            await _rows(
-                "DELETE FROM image_embedding_failures"
-                f" WHERE model = {{}} AND image_id IN ({marks})",
-                model,
-                *chunk,
-            )
+        await clear_failures(model, [item.image_id for item in vectors])
         for image_id, error in sorted(failures.items()):
-            await _rows(
-                "INSERT INTO image_embedding_failures"
-                " (image_id, model, failures, last_error, updated_at) VALUES ({}, {}, 1, {}, {})"
-                " ON CONFLICT (image_id, model) DO UPDATE SET"
-                " failures = image_embedding_failures.failures + 1,"
-                " last_error = excluded.last_error, updated_at = excluded.updated_at",
-                image_id,
-                model,
-                error[:2000],
-                now,
-            )
-
-
-async def _have_vectors(model: str, image_ids: list[int]) -> list[int]:
-    """Which of these images already have a vector for ``model``."""
-    found: list[int] = []
-    for start in range(0, len(image_ids), 500):
-        chunk = image_ids[start : start + 500]
-        rows = await ImageEmbedding.select(ImageEmbedding.image_id).where(
-            (ImageEmbedding.model == model) & ImageEmbedding.image_id.is_in(chunk)
-        )
-        found.extend(int(row["image_id"]) for row in rows)
-    return found
+            await count_failure(image_id, model, error[:2000], now)
 
 
 class CappedFailure(msgspec.Struct, frozen=True, kw_only=True):
@@ -273,14 +202,5 @@ class CappedFailure(msgspec.Struct, frozen=True, kw_only=True):
 
 async def capped_failures(model: str, failure_cap: int, limit: int = 100) -> list[CappedFailure]:
     """Images at the failure cap for ``model`` and still without a vector, newest first."""
-    rows = await _rows(
-        "SELECT f.image_id, f.failures, f.last_error, f.updated_at"
-        " FROM image_embedding_failures f WHERE f.model = {} AND f.failures >= {}"
-        " AND NOT EXISTS (SELECT 1 FROM image_embeddings e"
-        " WHERE e.image_id = f.image_id AND e.model = f.model)"
-        " ORDER BY f.updated_at DESC, f.image_id LIMIT {}",
-        model,
-        failure_cap,
-        limit,
-    )
+    rows = await capped_failure_rows(model, failure_cap, limit)
     return [msgspec.convert(row, CappedFailure) for row in rows]

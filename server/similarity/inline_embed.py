@@ -26,9 +26,9 @@ from rk.core.wire import (
     EmbeddingVector,
     printable,
 )
-from rk.server.platform.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
 from rk.server.platform.http.errors import one_line
 from rk.server.similarity.embeddings import ModelInfo, submit
+from rk.server.similarity.repository.embeddings import article_images_to_embed
 
 log = logging.getLogger(__name__)
 
@@ -81,22 +81,7 @@ class InlineEmbedder:
 
     async def _todo(self, article_id: int) -> list[dict[str, Any]]:
         """The article's images without a vector and below the failure cap."""
-        model = self.model.model_id
-        have = ImageEmbedding.select(ImageEmbedding.image_id).where(ImageEmbedding.model == model)
-        capped = ImageEmbeddingFailure.select(ImageEmbeddingFailure.image_id).where(
-            (ImageEmbeddingFailure.model == model)
-            & (ImageEmbeddingFailure.failures >= self.failure_cap)
-        )
-        return await (
-            Image.select(Image.id, Image.kind, Image.key, Image.thumb_key)
-            .where(
-                (Image.article_id == article_id)
-                & (Image.key != "")
-                & Image.id.not_in(have)
-                & Image.id.not_in(capped)
-            )
-            .order_by(Image.id)
-        )
+        return await article_images_to_embed(article_id, self.model.model_id, self.failure_cap)
 
     async def embed_article(self, article_id: int) -> EmbeddingSubmitted:
         """Embed and save every image of the article that still needs it."""

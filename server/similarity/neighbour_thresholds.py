@@ -24,13 +24,9 @@ from typing import NamedTuple
 import numpy as np
 from piccolo.engine.base import Engine
 
+from rk.server.platform.db.sql_rows import engine
 from rk.server.similarity.neighbour_lists import Thresholds
-from rk.server.similarity.vectors.db import engine, rows
-
-STAMP_SQL = (
-    "SELECT COALESCE((SELECT version FROM public_changes WHERE name = 'neighbours'), 0)"
-    " AS lists, (SELECT COALESCE(MAX(change_seq), 0) FROM vector_deletions) AS gone"
-)
+from rk.server.similarity.repository.neighbour_lists import lists_stamp
 
 
 class Stamp(NamedTuple):
@@ -42,7 +38,7 @@ class Stamp(NamedTuple):
 
 async def read_stamp() -> Stamp:
     """The stamp now (inside the caller's transaction, if one is open)."""
-    [row] = await rows(STAMP_SQL)
+    row = await lists_stamp()
     return Stamp(int(row["lists"]), int(row["gone"]))
 
 

@@ -26,16 +26,14 @@ from rk.core import hookimpl
 from rk.core.config import VectorSettings
 from rk.core.vector_indexes import VectorIndex
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
-from rk.server.similarity.neighbour_lists import (
-    Batch,
-    load_lists,
-    mark_placed,
-    next_batch,
-    place_transaction,
-    write_lists,
-)
+from rk.server.similarity.neighbour_lists import Batch, next_batch, write_lists
 from rk.server.similarity.neighbour_thresholds import HELD, read_stamp
 from rk.server.similarity.neighbours import BLOCK_ROWS, merge_list
+from rk.server.similarity.repository.neighbour_lists import (
+    load_lists,
+    mark_placed,
+    place_transaction,
+)
 from rk.server.similarity.vectors.exact import ExactIndex
 
 log = logging.getLogger(__name__)

@@ -10,17 +10,17 @@ moment ago is left out and the next best takes its place.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from msgspec import Struct
-from piccolo.querystring import QueryString
 
 from rk.core.storage import Storage
-from rk.server.platform.db.tables import Image
 from rk.server.platform.http.errors import NotFound
 from rk.server.similarity.neighbours import normalised
-from rk.server.similarity.search_index import PUBLISHED
+from rk.server.similarity.repository.search import (
+    is_published_image,
+    published_images,
+    published_neighbours,
+)
 from rk.server.similarity.vectors.model_index import ModelIndex
 
 URL_TTL_S = 3600
@@ -38,21 +38,11 @@ class ImageHit(Struct, frozen=True, kw_only=True):
     url: str
 
 
-async def _rows(sql: str, *args: Any) -> list[dict[str, Any]]:
-    return list(await Image._meta.db.run_querystring(QueryString(sql, *args)))
-
-
 async def _hits(storage: Storage, scored: list[tuple[int, float]]) -> list[ImageHit]:
     """ImageHits for ``(image_id, score)`` pairs of published images, in the given order."""
     if not scored:
         return []
-    marks = ", ".join("{}" for _ in scored)
-    rows = await _rows(
-        "SELECT i.id, i.article_id, i.kind, i.role, i.position, i.key, i.thumb_key"
-        f" FROM images i JOIN articles a ON a.id = i.article_id WHERE i.id IN ({marks})"
-        f" AND {PUBLISHED}",
-        *[image_id for image_id, _ in scored],
-    )
+    rows = await published_images([image_id for image_id, _ in scored])
     by_id = {int(row["id"]): row for row in rows}
     hits = []
     for image_id, score in scored:
@@ -79,23 +69,9 @@ async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[I
     Raises:
         NotFound: no such image, or it is not published.
     """
-    found = await _rows(
-        f"SELECT i.id FROM images i JOIN articles a ON a.id = i.article_id"
-        f" WHERE i.id = {{}} AND {PUBLISHED}",
-        image_id,
-    )
-    if not found:
+    if not await is_published_image(image_id):
         raise NotFound(f"no published image {image_id}")
-    rows = await _rows(
-        "SELECT n.neighbor_id, n.score FROM image_neighbors n"
-        " JOIN images i ON i.id = n.neighbor_id JOIN articles a ON a.id = i.article_id"
-        f" WHERE n.model = {{}} AND n.image_id = {{}} AND {PUBLISHED}"
-        " ORDER BY n.rank LIMIT {}",
-        model,
-        image_id,
-        k,
-    )
-    return await _hits(storage, [(int(r["neighbor_id"]), float(r["score"])) for r in rows])
+    return await _hits(storage, await published_neighbours(image_id, model, k))
 
 
 async def by_vector(

@@ -33,46 +33,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from piccolo.engine.base import Engine
-from piccolo.querystring import QueryString
 
-from rk.server.platform.db.tables import Image
+from rk.server.platform.db.sql_rows import engine
 from rk.server.similarity.neighbour_lists import decode
 from rk.server.similarity.neighbours import Floats
+from rk.server.similarity.repository.vector_copies import (
+    HASH_FACTORS,
+    HASH_PRIMES,
+    published_article_ids,
+    published_fingerprint,
+    published_rows_after,
+    published_rows_of_articles,
+)
 from rk.server.similarity.vector_shards import Part, Shard, top_k
-from rk.server.similarity.vector_stamps import stamped_pages
+from rk.server.similarity.vector_stamps import catching_up, stamped_pages
 
 log = logging.getLogger(__name__)
 
-PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
-HASH_PRIMES = (2147483647, 2147483629, 2147483587)
-HASH_FACTORS = (2654435761, 2246822519)
-"""``hash(id) = (id·A mod P1)·(id·B mod P2) mod P3``: not linear, so sets with equal count
-and id sum hash apart; every product stays below 2**63 for ids below 2**31."""
 _P1, _P2, _P3 = HASH_PRIMES
 _A, _B = HASH_FACTORS
-FINGERPRINT_SQL = (
-    "SELECT COUNT(*) AS n, COALESCE(SUM(a.id), 0) AS s,"
-    f" COALESCE(SUM(((a.id % {_P1}) * {_A} % {_P1}) * ((a.id % {_P2}) * {_B} % {_P2}) % {_P3}),"
-    f" 0) AS h, (SELECT COALESCE(MAX(change_seq), 0) FROM image_embeddings) AS top,"
-    " (SELECT COALESCE(MAX(change_seq), 0) FROM vector_deletions) AS gone"
-    f" FROM articles a WHERE {PUBLISHED}"
-)
-"""The whole check when nothing changed: the published set's fingerprint and the highest
-vector and deletion stamps, in one statement (an aggregate over published articles, two
-index probes)."""
-ROWS_SQL = (
-    "SELECT e.id, e.change_seq, e.image_id, e.kind, e.model,"
-    " COALESCE(i.article_id, 0) AS article_id,"
-    f" CASE WHEN e.model = {{}} AND {PUBLISHED} THEN e.vector END AS vector"
-    " FROM image_embeddings e LEFT JOIN images i ON i.id = e.image_id"
-    " LEFT JOIN articles a ON a.id = i.article_id"
-)
 ARTICLES_PER_QUERY = 500
 INLINE_ROWS = 32768
 """Up to this many rows the product runs in the event loop (well under a millisecond);
@@ -81,7 +65,8 @@ above, in a thread, so the loop keeps serving requests."""
 
 @dataclass(frozen=True)
 class Fingerprint:
-    """Count, id sum and id-hash sum of a set of article ids (what ``FINGERPRINT_SQL`` adds)."""
+    """Count, id sum and id-hash sum of a set of article ids (what ``published_fingerprint``
+    adds)."""
 
     n: int = 0
     s: int = 0
@@ -97,7 +82,7 @@ class Fingerprint:
 
 
 def id_hash(article_id: int) -> int:
-    """The hash ``FINGERPRINT_SQL`` sums, in Python."""
+    """The hash ``published_fingerprint`` sums, in Python."""
     left = article_id % _P1 * _A % _P1
     right = article_id % _P2 * _B % _P2
     return left * right % _P3
@@ -108,7 +93,7 @@ class SearchIndex:
 
     def __init__(self, model: str) -> None:
         self.model = model
-        self._engine: Engine = Image._meta.db
+        self._engine: Engine = engine()
         self._started = 0
         self._fresh_as_of = 0
         self._task: asyncio.Task[None] | None = None
@@ -177,40 +162,22 @@ class SearchIndex:
             await asyncio.shield(task)
 
     async def _catch_up(self, run: int) -> None:
-        engine = Image._meta.db
-        if engine is not self._engine:
-            self._engine = engine
+        if engine() is not self._engine:
+            self._engine = engine()
             self._reset()
-        cold = self.seen_seq == 0
-        started = time.perf_counter()
-        try:
-            [row] = await self._rows(FINGERPRINT_SQL)
+        with catching_up(self, log, "search index", self._reset, BaseException):
+            row = await published_fingerprint()
             await self._sync_articles(Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])))
             top = max(int(row["top"]), int(row["gone"]))
             if top > self.seen_seq:
                 await self._read_new(top)
-        except BaseException:
-            self._reset()  # a half-applied change could break the invariant: start over
-            raise
-        if cold and len(self):
-            log.info(
-                "search index %s: %d vectors loaded in %.1f s (%.0f MiB)",
-                self.model,
-                len(self),
-                time.perf_counter() - started,
-                self.nbytes() / 2**20,
-            )
         self._fresh_as_of = run
-
-    async def _rows(self, sql: str, *args: Any) -> list[dict[str, Any]]:
-        return list(await self._engine.run_querystring(QueryString(sql, *args)))
 
     async def _sync_articles(self, now: Fingerprint) -> None:
         """Follow the published set: drop the rows of articles that left, load the joiners."""
         if now == self.fingerprint:
             return
-        rows = await self._rows(f"SELECT a.id FROM articles a WHERE {PUBLISHED}")
-        current = {int(row["id"]) for row in rows}
+        current = await published_article_ids()
         gone, joined = self.published - current, sorted(current - self.published)
         self.published, self.fingerprint = current, Fingerprint.of(current)
         self._drop(gone)
@@ -218,16 +185,7 @@ class SearchIndex:
             return  # nothing read yet: ``_read_new`` reads every row
         for start in range(0, len(joined), ARTICLES_PER_QUERY):
             chunk = joined[start : start + ARTICLES_PER_QUERY]
-            marks = ", ".join("{}" for _ in chunk)
-            rows = await self._rows(
-                f"{ROWS_SQL} WHERE e.model = {{}} AND e.change_seq <= {{}}"
-                f" AND i.article_id IN ({marks})",
-                self.model,
-                self.model,
-                self.seen_seq,
-                *chunk,
-            )
-            self._take(rows)
+            self._take(await published_rows_of_articles(self.model, self.seen_seq, chunk))
 
     async def _read_new(self, top: int) -> None:
         """Apply the deletions and rows stamped above the highest stamp seen, up to ``top``
@@ -236,13 +194,7 @@ class SearchIndex:
         A page's deletions go first: a live row of an image is always stamped after the
         deletion of its previous row (one row per image and model), so it is taken after.
         """
-        pages = stamped_pages(
-            self._rows,
-            f"{ROWS_SQL} WHERE e.change_seq > {{}} ORDER BY e.change_seq LIMIT {{}}",
-            self.model,
-            self.seen_seq,
-            top,
-        )
+        pages = stamped_pages(published_rows_after, self.model, self.seen_seq, top)
         async for rows, deleted, upto in pages:
             stale = set(deleted)
             # an id read before may be a vector held already: replace it

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,25 +28,13 @@ from typing import Any
 import numpy as np
 from piccolo.engine.base import Engine
 
+from rk.server.platform.db.sql_rows import engine
 from rk.server.similarity.neighbour_lists import decode
+from rk.server.similarity.repository.vector_copies import highest_stamps, stored_rows_after
 from rk.server.similarity.vector_shards import Part, Shard
-from rk.server.similarity.vector_stamps import stamped_pages
-from rk.server.similarity.vectors.db import engine, rows
+from rk.server.similarity.vector_stamps import catching_up, stamped_pages
 
 log = logging.getLogger(__name__)
-
-TOP_SQL = (
-    "SELECT (SELECT COALESCE(MAX(change_seq), 0) FROM image_embeddings) AS top,"
-    " (SELECT COALESCE(MAX(change_seq), 0) FROM vector_deletions) AS gone"
-)
-"""The whole check when nothing changed: the highest vector and deletion stamps."""
-ROWS_SQL = (
-    "SELECT id, change_seq, image_id, kind, model,"
-    " CASE WHEN model = {} THEN vector END AS vector FROM image_embeddings"
-    " WHERE change_seq > {} ORDER BY change_seq LIMIT {}"
-)
-"""A page of rows stamped after the highest stamp seen, every model's (a row moved to
-another model leaves this one), with the vector only where it counts."""
 
 
 class StoredVectors:
@@ -96,32 +83,18 @@ class StoredVectors:
             if engine() is not self._engine:
                 self._engine = engine()
                 self._reset()
-            cold = self.seen_seq == 0
-            started = time.perf_counter()
-            [row] = await rows(TOP_SQL)
-            top = max(int(row["top"]), int(row["gone"]))
+            top = await highest_stamps()
             if top <= self.seen_seq:
                 return
-            try:
+            with catching_up(self, log, "stored vectors", self._reset):
                 await self._read_new(top)
-            except Exception:
-                self._reset()  # a half-applied page could break the invariant: start over
-                raise
-            if cold and len(self):
-                log.info(
-                    "stored vectors %s: %d vectors loaded in %.1f s (%.0f MiB)",
-                    self.model,
-                    len(self),
-                    time.perf_counter() - started,
-                    self.nbytes() / 2**20,
-                )
 
     async def _read_new(self, top: int) -> None:
         """Apply the deletions and rows stamped above the highest stamp seen, up to ``top``
         or further, a page at a time (as ``SearchIndex._read_new``: a page's deletions go
         first, since a live row of an image is stamped after its previous row's deletion)."""
         async for page, deleted, upto in stamped_pages(
-            rows, ROWS_SQL, self.model, self.seen_seq, top
+            stored_rows_after, self.model, self.seen_seq, top
         ):
             self._apply(page, deleted)
             self.seen_seq = upto

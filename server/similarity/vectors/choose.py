@@ -11,7 +11,7 @@ import pluggy
 from rk.core.config import VectorSettings
 from rk.core.errors import ConfigError, UnknownPlugin
 from rk.core.vector_indexes import VectorIndex, vector_index_registry
-from rk.server.similarity.vectors.db import engine
+from rk.server.platform.db.sql_rows import engine
 
 log = logging.getLogger("rk.server")
 

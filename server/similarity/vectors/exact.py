@@ -19,9 +19,9 @@ from rk.core.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Sco
 from rk.server.similarity.neighbour_lists import Thresholds
 from rk.server.similarity.neighbour_thresholds import HELD
 from rk.server.similarity.neighbours import BLOCK_ROWS, SKIP, Placement
+from rk.server.similarity.repository.vector_copies import stored_models
 from rk.server.similarity.search_index import SearchIndexes
 from rk.server.similarity.stored_vectors import StoredVectors
-from rk.server.similarity.vectors.db import rows
 
 
 class ExactIndex:
@@ -75,11 +75,7 @@ class ExactIndex:
     async def reindex(self, model: str | None = None, progress: Progress | None = None) -> int:
         """Nothing is stored to rebuild: load each model's published vectors once (which
         checks every row decodes) and count them."""
-        if model is None:
-            found = await rows("SELECT DISTINCT model FROM image_embeddings ORDER BY model")
-            models = [str(row["model"]) for row in found]
-        else:
-            models = [model]
+        models = await stored_models() if model is None else [model]
         total = 0
         for name in models:
             index = self.indexes.of(name)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import asyncpg
 
-from rk.server.similarity.vectors.db import pg_database
+from rk.server.similarity.vectors.pg_database import pg_database
 
 if TYPE_CHECKING:
     from rk.server.similarity.vectors.pg_spaces import Space

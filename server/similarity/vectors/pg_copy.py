@@ -13,7 +13,7 @@ import io
 
 import numpy as np
 
-from rk.server.similarity.vectors.db import pg_database
+from rk.server.similarity.vectors.pg_database import pg_database
 
 HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
 """Signature, flags 0, header extension length 0."""

@@ -14,7 +14,8 @@ import asyncio
 import numpy as np
 
 from rk.core.vector_indexes import Scored
-from rk.server.similarity.vectors.db import pg_database, rows
+from rk.server.platform.db.sql_rows import LIVE, rows
+from rk.server.similarity.vectors.pg_database import pg_database
 from rk.server.similarity.vectors.pg_spaces import Space
 
 MAX_EF_SEARCH = 1000
@@ -22,7 +23,6 @@ MAX_EF_SEARCH = 1000
 PLACE_CONNECTIONS = 4
 """Placement statements in flight at once, each on a pooled connection (at most the pool's
 size less two, so the rest of the process keeps connections)."""
-PUBLISHED = "a.status = 'published' AND a.deleted_at = 0"
 
 
 async def top_published(space: Space, query: np.ndarray, k: int, ef: int) -> tuple[Scored, int]:
@@ -40,7 +40,7 @@ async def top_published(space: Space, query: np.ndarray, k: int, ef: int) -> tup
             " embedding <=> $1::real[]::vector AS d"
             f" FROM {space.table} ORDER BY embedding <=> $1::real[]::vector LIMIT $2) c"
             " LEFT JOIN images i ON i.id = c.image_id"
-            f" LEFT JOIN articles a ON a.id = i.article_id AND {PUBLISHED}"
+            f" LEFT JOIN articles a ON a.id = i.article_id AND {LIVE}"
             " ORDER BY c.d, c.image_id",
             np.asarray(query, dtype=np.float32).tolist(),
             ef,

@@ -25,9 +25,9 @@ from piccolo.engine.base import Engine
 
 from rk.core.config import VectorSettings
 from rk.core.vector_indexes import Heartbeat, Progress
-from rk.server.similarity.vectors.clock import hold_vector_clock
-from rk.server.similarity.vectors.db import engine, rows
+from rk.server.platform.db.sql_rows import engine, rows
 from rk.server.similarity.vectors.pg_build import build_index, hnsw_ddl
+from rk.server.similarity.vectors.pg_clock import hold_vector_clock
 from rk.server.similarity.vectors.pg_copy import stored_matrix, upsert_vectors
 
 log = logging.getLogger(__name__)

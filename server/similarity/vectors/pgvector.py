@@ -24,9 +24,9 @@ from typing import ClassVar
 from rk.core.config import VectorSettings
 from rk.core.errors import RkError
 from rk.core.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
+from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
 from rk.server.similarity.neighbours import NO_THRESHOLD
-from rk.server.similarity.vectors.db import rows
 from rk.server.similarity.vectors.exact import ExactIndex
 from rk.server.similarity.vectors.pg_build import build_index
 from rk.server.similarity.vectors.pg_queries import (

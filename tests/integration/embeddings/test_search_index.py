@@ -23,7 +23,8 @@ from rk.server.platform.db.tables import Article, Image, ImageEmbedding
 from rk.server.similarity.embeddings import ModelInfo, submit, vector_bytes
 from rk.server.similarity.neighbour_lists import decode
 from rk.server.similarity.neighbours import SKIP, Placement, normalised
-from rk.server.similarity.search_index import FINGERPRINT_SQL, Fingerprint, SearchIndex
+from rk.server.similarity.repository.vector_copies import FINGERPRINT_SQL
+from rk.server.similarity.search_index import Fingerprint, SearchIndex
 from tests.integration.embeddings.backend import TINY_CLIP, add_article, add_images, embed_backend
 
 MODEL = "m"

@@ -25,7 +25,7 @@ import pytest
 from rk.core.config import VectorSettings
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
-from rk.server.similarity.vectors.db import rows
+from rk.server.platform.db.sql_rows import rows
 from rk.server.similarity.vectors.pg_spaces import spaces
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
 from tests.integration.vectors.helpers import MODEL, brute, bulk, clustered

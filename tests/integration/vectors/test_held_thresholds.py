@@ -16,14 +16,10 @@ from rk.core.plugins import RkPluginManager
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.jobs.job_lock import JobLease
-from rk.server.similarity.neighbour_lists import (
-    Thresholds,
-    load_lists,
-    place_transaction,
-    write_lists,
-)
+from rk.server.similarity.neighbour_lists import Thresholds, write_lists
 from rk.server.similarity.neighbour_thresholds import HELD, with_lists
 from rk.server.similarity.neighbours_job import NeighboursJob
+from rk.server.similarity.repository.neighbour_lists import load_lists, place_transaction
 from rk.server.similarity.vectors.exact import ExactIndex
 from tests.integration.embeddings import seed
 from tests.integration.vectors.helpers import MODEL, clustered, save

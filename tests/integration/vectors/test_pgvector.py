@@ -15,9 +15,9 @@ from rk.core.plugins import RkPluginManager
 from rk.core.vector_indexes import Placed
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.jobs.job_lock import JobLease
 from rk.server.similarity.vectors.choose import open_vector_index
-from rk.server.similarity.vectors.db import rows
 from rk.server.similarity.vectors.exact import ExactIndex
 from rk.server.similarity.vectors.pg_build import build_memory_mb
 from rk.server.similarity.vectors.pg_spaces import spaces
