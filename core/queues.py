@@ -7,6 +7,7 @@ was reclaimed after the stuck timeout therefore cannot finish it a second time.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -24,6 +25,17 @@ class Job(Struct, frozen=True, kw_only=True):
     payload: str
     attempts: int
     brand_id: int
+
+
+def job_from_row(row: Any) -> Job:
+    """A Job from a row with ``id, kind, payload, attempts, brand_id`` (any engine's row)."""
+    return Job(
+        id=row["id"],
+        kind=row["kind"],
+        payload=row["payload"],
+        attempts=row["attempts"],
+        brand_id=row["brand_id"],
+    )
 
 
 class SignedJob(Struct, frozen=True, kw_only=True):
@@ -130,6 +142,21 @@ class QueueBackend(Protocol):
     async def close(self) -> None:
         """Release what the backend holds itself (not the shared database)."""
         ...
+
+
+class ClaimsInBatches(ABC):
+    """A backend's ``claim``: a ``claim_many`` of one, so both take jobs the same way."""
+
+    @abstractmethod
+    async def claim_many(
+        self, now: int, stuck_before: int, max_attempts: int, limit: int
+    ) -> list[Job]:
+        """As ``QueueBackend.claim_many``."""
+
+    async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
+        """As ``QueueBackend.claim``."""
+        jobs = await self.claim_many(now, stuck_before, max_attempts, 1)
+        return jobs[0] if jobs else None
 
 
 def unique_claims(done: list[tuple[Job, str, str]]) -> dict[tuple[int, int], int]:

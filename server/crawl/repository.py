@@ -8,7 +8,7 @@ and attempt count the caller read, so a stale worker or a racing admin changes n
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from msgspec import Struct
 
@@ -23,6 +23,17 @@ TASK_ROW = """
     FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id"""
 """The list query's rows: every task column with its brand's uid and name (same SQL on both
 engines; each store appends its own filter, order and placeholders)."""
+
+
+INSERT = """
+    INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker, locked_at,
+                             attempts, shows_submitted, last_error, created_at, updated_at"""
+"""The head of both engines' task inserts, up to the columns they differ in (one adds season)."""
+
+RESET = """
+    UPDATE crawl_tasks
+    SET status = 'queued', attempts = 0, worker = '', locked_at = 0, shows_submitted = 0,"""
+"""The head of an admin's retry; each engine binds ``updated_at`` and the id its own way."""
 
 
 class TaskState(Struct, frozen=True, kw_only=True):
@@ -67,6 +78,28 @@ class CrawlTaskRow(Struct, frozen=True, kw_only=True):
     created_at: int
     updated_at: int
     season: str = ""
+
+
+def task_state(row: Any) -> TaskState:
+    """A task's fence fields from a row of either engine (``id, status, worker, attempts``)."""
+    return TaskState(
+        id=row["id"], status=row["status"], worker=row["worker"], attempts=row["attempts"]
+    )
+
+
+def claimed_task(row: Any, brand: Any) -> ClaimedTask:
+    """A claim's answer from its ``RETURNING`` row and its brand's row (None when gone)."""
+    return ClaimedTask(
+        id=row["id"],
+        brand_id=row["brand_id"],
+        source=row["source"],
+        max_shows=row["max_shows"],
+        attempts=row["attempts"],
+        brand_uid=brand["uid"] if brand else "",
+        brand_name=brand["name"] if brand else None,
+        brand_slugs=brand["slugs"] if brand else "{}",
+        season=row["season"],
+    )
 
 
 class CrawlStore(Protocol):

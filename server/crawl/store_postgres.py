@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rk.server.crawl.repository import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
+from rk.server.crawl import repository as shared
+from rk.server.crawl.repository import ClaimedTask, CrawlTaskRow, TaskState
 from rk.server.platform.db.pg_database import PgDatabase
 
 BATCH_LOCK_KEY = 0x726B_6372_6177
@@ -15,17 +14,11 @@ FENCE = "id = $1 AND status = $2 AND worker = $3 AND attempts = $4"
 
 SQL = {
     "brand_exists": "SELECT EXISTS (SELECT 1 FROM brands WHERE id = $1)",
-    "insert": """
-        INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker,
-                                 locked_at, attempts, shows_submitted, last_error,
-                                 created_at, updated_at, season)
+    "insert": f"""{shared.INSERT}, season)
         VALUES ($1, $2, 'queued', $3, $4, '', 0, 0, 0, '', $5, $5, $6)
         RETURNING id""",
     "batch_lock": f"SELECT pg_advisory_xact_lock({BATCH_LOCK_KEY})",
-    "insert_by_prefix": """
-        INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker,
-                                 locked_at, attempts, shows_submitted, last_error,
-                                 created_at, updated_at)
+    "insert_by_prefix": f"""{shared.INSERT})
         SELECT b.id, $2::varchar, 'queued', $3, $4, '', 0, 0, 0, '', $6, $6
         FROM brands b
         WHERE lower(b.name) LIKE $1 ESCAPE '\\'
@@ -70,24 +63,16 @@ SQL = {
         UPDATE crawl_tasks
         SET status = $5, shows_submitted = $6, last_error = $7, updated_at = $8
         WHERE {FENCE}""",
-    "reset": """
-        UPDATE crawl_tasks
-        SET status = 'queued', attempts = 0, worker = '', locked_at = 0, shows_submitted = 0,
+    "reset": f"""{shared.RESET}
             updated_at = $2
         WHERE id = $1 AND status <> 'running'""",
     "cancel": """
         UPDATE crawl_tasks SET status = 'canceled', updated_at = $2
         WHERE id = $1 AND status IN ('queued', 'running')""",
     "delete": "DELETE FROM crawl_tasks WHERE id = $1",
-    "list": f"{TASK_ROW} ORDER BY t.id DESC LIMIT $1 OFFSET $2",
-    "list_status": f"{TASK_ROW} WHERE t.status = $3 ORDER BY t.id DESC LIMIT $1 OFFSET $2",
+    "list": f"{shared.TASK_ROW} ORDER BY t.id DESC LIMIT $1 OFFSET $2",
+    "list_status": f"{shared.TASK_ROW} WHERE t.status = $3 ORDER BY t.id DESC LIMIT $1 OFFSET $2",
 }
-
-
-def _state(row: Any) -> TaskState:
-    return TaskState(
-        id=row["id"], status=row["status"], worker=row["worker"], attempts=row["attempts"]
-    )
 
 
 class PostgresCrawlStore:
@@ -123,26 +108,15 @@ class PostgresCrawlStore:
         if row is None:
             return None
         brand = await self._db.row(SQL["claimed_brand"], row["brand_id"])
-        return ClaimedTask(
-            id=row["id"],
-            brand_id=row["brand_id"],
-            source=row["source"],
-            max_shows=row["max_shows"],
-            attempts=row["attempts"],
-            brand_uid=brand["uid"] if brand else "",
-            brand_name=brand["name"] if brand else None,
-            brand_slugs=brand["slugs"] if brand else "{}",
-            season=row["season"],
-        )
+        return shared.claimed_task(row, brand)
 
     async def lost(self, expired_before: int, max_attempts: int, limit: int) -> list[TaskState]:
-        return [
-            _state(r) for r in await self._db.rows(SQL["lost"], expired_before, max_attempts, limit)
-        ]
+        rows = await self._db.rows(SQL["lost"], expired_before, max_attempts, limit)
+        return [shared.task_state(r) for r in rows]
 
     async def get(self, task_id: int) -> TaskState | None:
         row = await self._db.row(SQL["get"], task_id)
-        return _state(row) if row else None
+        return shared.task_state(row) if row else None
 
     async def touch(self, state: TaskState, now: int) -> bool:
         return (

@@ -9,24 +9,19 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from rk.server.crawl.repository import TASK_ROW, ClaimedTask, CrawlTaskRow, TaskState
+from rk.server.crawl import repository as shared
+from rk.server.crawl.repository import ClaimedTask, CrawlTaskRow, TaskState
 from rk.server.platform.db.sqlite_database import SqliteDatabase
 
 FENCE = "id = :id AND status = :status AND worker = :worker AND attempts = :attempts"
 
 SQL = {
     "brand_exists": "SELECT EXISTS (SELECT 1 FROM brands WHERE id = :brand_id)",
-    "insert": """
-        INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker,
-                                 locked_at, attempts, shows_submitted, last_error,
-                                 created_at, updated_at, season)
+    "insert": f"""{shared.INSERT}, season)
         VALUES (:brand_id, :source, 'queued', :priority, :max_shows, '', 0, 0, 0, '', :now, :now,
                 :season)
         RETURNING id""",
-    "insert_by_prefix": """
-        INSERT INTO crawl_tasks (brand_id, source, status, priority, max_shows, worker,
-                                 locked_at, attempts, shows_submitted, last_error,
-                                 created_at, updated_at)
+    "insert_by_prefix": f"""{shared.INSERT})
         SELECT b.id, :source, 'queued', :priority, :max_shows, '', 0, 0, 0, '', :now, :now
         FROM brands b
         WHERE lower(b.name) LIKE :like ESCAPE '\\'
@@ -71,25 +66,17 @@ SQL = {
         SET status = :new_status, shows_submitted = :shows_submitted, last_error = :error,
             updated_at = :now
         WHERE {FENCE}""",
-    "reset": """
-        UPDATE crawl_tasks
-        SET status = 'queued', attempts = 0, worker = '', locked_at = 0, shows_submitted = 0,
+    "reset": f"""{shared.RESET}
             updated_at = :now
         WHERE id = :id AND status <> 'running'""",
     "cancel": """
         UPDATE crawl_tasks SET status = 'canceled', updated_at = :now
         WHERE id = :id AND status IN ('queued', 'running')""",
     "delete": "DELETE FROM crawl_tasks WHERE id = :id",
-    "list": f"{TASK_ROW} ORDER BY t.id DESC LIMIT :limit OFFSET :offset",
-    "list_status": f"""
-        {TASK_ROW} WHERE t.status = :status ORDER BY t.id DESC LIMIT :limit OFFSET :offset""",
+    "list": f"{shared.TASK_ROW} ORDER BY t.id DESC LIMIT :limit OFFSET :offset",
+    "list_status": f"""{shared.TASK_ROW}
+        WHERE t.status = :status ORDER BY t.id DESC LIMIT :limit OFFSET :offset""",
 }
-
-
-def _state(row: sqlite3.Row) -> TaskState:
-    return TaskState(
-        id=row["id"], status=row["status"], worker=row["worker"], attempts=row["attempts"]
-    )
 
 
 def _fence(state: TaskState) -> dict[str, Any]:
@@ -163,17 +150,7 @@ class SqliteCrawlStore:
             if row is None:
                 return None
             brand = conn.execute(SQL["claimed_brand"], {"brand_id": row["brand_id"]}).fetchone()
-            return ClaimedTask(
-                id=row["id"],
-                brand_id=row["brand_id"],
-                source=row["source"],
-                max_shows=row["max_shows"],
-                attempts=row["attempts"],
-                brand_uid=brand["uid"] if brand else "",
-                brand_name=brand["name"] if brand else None,
-                brand_slugs=brand["slugs"] if brand else "{}",
-                season=row["season"],
-            )
+            return shared.claimed_task(row, brand)
 
         return await self._db.write(run)
 
@@ -181,11 +158,11 @@ class SqliteCrawlStore:
         rows = await self._rows(
             "lost", expired_before=expired_before, max_attempts=max_attempts, limit=limit
         )
-        return [_state(r) for r in rows]
+        return [shared.task_state(r) for r in rows]
 
     async def get(self, task_id: int) -> TaskState | None:
         rows = await self._rows("get", id=task_id)
-        return _state(rows[0]) if rows else None
+        return shared.task_state(rows[0]) if rows else None
 
     async def touch(self, state: TaskState, now: int) -> bool:
         return await self._write("touch", now=now, **_fence(state))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from rk.core.queues import Job, SignedJob, unique_claims
+from rk.core.queues import ClaimsInBatches, Job, SignedJob, job_from_row, unique_claims
 from rk.server.platform.db.pg_database import PgDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
@@ -121,17 +121,7 @@ SQL = {
 SQL["enqueue_notify"] = SQL["enqueue_notify"].replace("{enqueue}", SQL["enqueue"])
 
 
-def _job(row: Any) -> Job:
-    return Job(
-        id=row["id"],
-        kind=row["kind"],
-        payload=row["payload"],
-        attempts=row["attempts"],
-        brand_id=row["brand_id"],
-    )
-
-
-class PostgresQueue:
+class PostgresQueue(ClaimsInBatches):
     """``ingest_jobs`` on PostgreSQL; safe for any number of processes."""
 
     schemes: ClassVar[tuple[str, ...]] = ("postgresql", "postgres")
@@ -158,21 +148,18 @@ class PostgresQueue:
     async def watch(self, wake: Callable[[], None]) -> bool:
         return await self._db.listen(CHANNEL, wake)
 
-    async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
-        jobs = await self.claim_many(now, stuck_before, max_attempts, 1)
-        return jobs[0] if jobs else None
-
     async def claim_many(
         self, now: int, stuck_before: int, max_attempts: int, limit: int
     ) -> list[Job]:
         async with self._db.transaction() as tx:
             await tx.execute(INDEX_PLANS)
             found = await tx.rows(SQL["claim_many"], now, stuck_before, max_attempts, limit)
-        return [_job(r) for r in sorted(found, key=lambda r: (r["due"], r["id"]))]
+        return [job_from_row(r) for r in sorted(found, key=lambda r: (r["due"], r["id"]))]
 
     async def lost(self, stuck_before: int, max_attempts: int, limit: int) -> list[Job]:
         return [
-            _job(r) for r in await self._db.rows(SQL["lost"], stuck_before, max_attempts, limit)
+            job_from_row(r)
+            for r in await self._db.rows(SQL["lost"], stuck_before, max_attempts, limit)
         ]
 
     async def complete(self, job: Job, outcome: str, note: str, now: int) -> bool:

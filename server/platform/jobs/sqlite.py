@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import ClassVar
 
-from rk.core.queues import Job, SignedJob
+from rk.core.queues import ClaimsInBatches, Job, SignedJob, job_from_row
 from rk.server.platform.db.sqlite_database import SqliteDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"
@@ -74,17 +74,7 @@ SQL = {
 }
 
 
-def _job(row: sqlite3.Row) -> Job:
-    return Job(
-        id=row["id"],
-        kind=row["kind"],
-        payload=row["payload"],
-        attempts=row["attempts"],
-        brand_id=row["brand_id"],
-    )
-
-
-class SqliteQueue:
+class SqliteQueue(ClaimsInBatches):
     """``ingest_jobs`` in one SQLite file; safe across threads and processes sharing it."""
 
     schemes: ClassVar[tuple[str, ...]] = ("sqlite",)
@@ -133,10 +123,6 @@ class SqliteQueue:
         self._wake.append(wake)
         return True
 
-    async def claim(self, now: int, stuck_before: int, max_attempts: int) -> Job | None:
-        jobs = await self.claim_many(now, stuck_before, max_attempts, 1)
-        return jobs[0] if jobs else None
-
     async def claim_many(
         self, now: int, stuck_before: int, max_attempts: int, limit: int
     ) -> list[Job]:
@@ -148,7 +134,7 @@ class SqliteQueue:
                 row = conn.execute(SQL["claim"], params).fetchone()
                 if row is None:
                     break
-                jobs.append(_job(row))
+                jobs.append(job_from_row(row))
             return jobs
 
         return await self._db.write(run)
@@ -157,7 +143,7 @@ class SqliteQueue:
         params = {"stuck_before": stuck_before, "max_attempts": max_attempts, "limit": limit}
 
         def run(conn: sqlite3.Connection) -> list[Job]:
-            return [_job(r) for r in conn.execute(SQL["lost"], params).fetchall()]
+            return [job_from_row(r) for r in conn.execute(SQL["lost"], params).fetchall()]
 
         return await self._db.read(run)
 
