@@ -41,6 +41,20 @@ def thumb_size_option(options: Mapping[str, Any], source: str) -> int:
     return value
 
 
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def flag_option(options: Mapping[str, Any], name: str, source: str, default: bool = False) -> bool:
+    """A boolean option that may come from YAML (bool) or the environment (string)."""
+    value = options.get(name, default)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ConfigError(f"sources.{source}.{name} must be true or false, got {value!r}")
+
+
 def season_slug(value: str) -> str:
     """``value`` trimmed when it is a season slug (``fall-2031-ready-to-wear``), else ValueError."""
     slug = value.strip()

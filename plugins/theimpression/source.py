@@ -15,7 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from rk.core.errors import ConfigError, SourceError
-from rk.core.sources import BrandTarget, ShowSummary, thumb_size_option
+from rk.core.sources import BrandTarget, ShowSummary, flag_option, thumb_size_option
 from rk.core.wire import ShowIngest
 from rk.plugins.theimpression.images import ImagePolicy
 from rk.plugins.theimpression.parse import (
@@ -34,17 +34,6 @@ log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://theimpression.com"
 SITE_HOSTS = frozenset({"theimpression.com", "www.theimpression.com"})
 MAX_PAGES = 1000  # a runaway guard for "all posts"; real archives are far shorter
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def _flag(options: Mapping[str, Any], name: str) -> bool:
-    value = options.get(name, False)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
-    raise ConfigError(f"sources.theimpression.{name} must be true or false, got {value!r}")
 
 
 def _hosts(options: Mapping[str, Any]) -> frozenset[str]:
@@ -79,7 +68,7 @@ class TheImpressionSource:
         self._policy = ImagePolicy(
             upload_hosts=SITE_HOSTS | {urlsplit(self._base).netloc.lower()},
             cdn_hosts=_hosts(options),
-            original=_flag(options, "original"),
+            original=flag_option(options, "original", "theimpression"),
             thumb_size=thumb_size_option(options, self.name),
         )
         self._posts: dict[str, Post] = {}

@@ -15,6 +15,7 @@ from rk.core.sources import (
     BrandTarget,
     NoSuchSeason,
     ShowSummary,
+    flag_option,
     season_slug,
     thumb_size_option,
 )
@@ -32,18 +33,6 @@ from rk.plugins.vogue.slideshow import link_details, parse_slideshow
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://www.vogue.com"
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def flag(options: Mapping[str, Any], name: str, default: bool = False) -> bool:
-    """A boolean option that may come from YAML (bool) or the environment (string)."""
-    value = options.get(name, default)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
-    raise ConfigError(f"sources.vogue.{name} must be true or false, got {value!r}")
 
 
 def base_url(options: Mapping[str, Any]) -> str:
@@ -71,8 +60,8 @@ class VogueSource:
     def __init__(self, client: httpx.AsyncClient, options: Mapping[str, Any]) -> None:
         self._client = client
         self._base = base_url(options)
-        self._original = flag(options, "original")
-        self._link_details = flag(options, "link_details", default=True)
+        self._original = flag_option(options, "original", "vogue")
+        self._link_details = flag_option(options, "link_details", "vogue", default=True)
         self._thumb_size = thumb_size_option(options, self.name)
         self._designers: dict[str, DesignerLink] | None = None
         self._designers_lock = asyncio.Lock()

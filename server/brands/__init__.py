@@ -4,7 +4,7 @@ instance's uid alphabet, and the operator's brand management (add, list, import)
 
 from __future__ import annotations
 
-from rk.server.brands.lookup import BrandIds, brand_info
+from rk.server.brands.lookup import BrandIds, brand_info, slugs_of
 from rk.server.brands.management import (
     BrandInputError,
     add_brand,
@@ -23,4 +23,5 @@ __all__ = [
     "clean_name",
     "find_brand",
     "new_brand",
+    "slugs_of",
 ]

@@ -39,7 +39,8 @@ class BrandIds:
         return found
 
 
-def _slugs(raw: Any) -> dict[str, str]:
+def slugs_of(raw: Any) -> dict[str, str]:
+    """A brand row's ``slugs`` column (JSON text, or already decoded) as source -> slug."""
     try:
         value = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
@@ -63,5 +64,5 @@ async def brand_info(ref: str) -> BrandInfo | None:
     if row is None:
         return None
     return BrandInfo(
-        id=int(row["id"]), uid=row["uid"], name=row["name"], slugs=_slugs(row["slugs"])
+        id=int(row["id"]), uid=row["uid"], name=row["name"], slugs=slugs_of(row["slugs"])
     )

@@ -11,7 +11,6 @@ the brand's show of that season, unless one is already queued or running. Used b
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 import time
@@ -24,7 +23,7 @@ from rk.core.config import Settings
 from rk.core.errors import RkError
 from rk.core.sources import SeasonSource, get_source, season_slug
 from rk.core.wire import BrandInfo
-from rk.server.brands import BrandInputError, brand_info, clean_name, new_brand
+from rk.server.brands import BrandInputError, brand_info, clean_name, new_brand, slugs_of
 from rk.server.crawl.repository_seasons import (
     brand_named,
     brand_named_in_any_case,
@@ -95,18 +94,10 @@ class SeasonQueued(Struct, kw_only=True):
         return line
 
 
-def _slugs(raw: object) -> dict[str, str]:
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return {}
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
-
-
 async def _find(name: str, source: str, slug: str) -> dict[str, Any] | None:
     """The brand row with ``slug`` on ``source``, else named ``name`` (exactly, then any case)."""
     for row in await brands_mentioning_slug(slug):
-        if _slugs(row["slugs"]).get(source) == slug:
+        if slugs_of(row["slugs"]).get(source) == slug:
             return row
     named = await brand_named(name)
     if named is not None:
@@ -126,7 +117,7 @@ async def ensure_brand(name: str, source: str, slug: str) -> tuple[BrandInfo, bo
     for _ in range(3):
         row = await _find(name, source, slug)
         if row is not None:
-            slugs = _slugs(row["slugs"])
+            slugs = slugs_of(row["slugs"])
             if source not in slugs:
                 slugs[source] = slug
                 await set_brand_slugs(row["id"], slugs, int(time.time()))
