@@ -19,6 +19,7 @@ import time
 from rk.core.storage import Storage
 from rk.server.media.storage_gc import sweep
 from rk.server.platform.http.errors import one_line
+from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
 
 log = logging.getLogger(__name__)
@@ -51,10 +52,7 @@ class StorageSweeper:
     async def stop(self) -> None:
         """Stop the loop; a sweep in progress is cancelled (each delete is re-checked)."""
         self._stopping.set()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
 
     async def run_once(self) -> bool:
         """Sweep now if this process holds the lease; True when it swept."""

@@ -10,7 +10,6 @@ and the neighbours job behave the same. Images it cannot read count as failures.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 
@@ -27,6 +26,7 @@ from rk.core.wire import (
     printable,
 )
 from rk.server.platform.http.errors import one_line
+from rk.server.platform.jobs.background import stop_task
 from rk.server.similarity.embeddings import ModelInfo, submit
 from rk.server.similarity.repository.embeddings import article_images_to_embed
 
@@ -66,10 +66,7 @@ class InlineEmbedder:
 
     async def stop(self) -> None:
         """Stop; articles still queued are left to ``rk spider embed``."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
 
     async def _loop(self) -> None:
         while True:

@@ -25,6 +25,7 @@ import logging
 from rk.core import hookimpl
 from rk.core.config import VectorSettings
 from rk.core.vector_indexes import VectorIndex
+from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
 from rk.server.similarity.neighbour_lists import Batch, next_batch, write_lists
 from rk.server.similarity.neighbour_thresholds import HELD, read_stamp
@@ -157,10 +158,7 @@ class NeighboursWorker:
         that the next pass would not redo) and the lease is given up."""
         self._stopping.set()
         self._wake.set()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
         with contextlib.suppress(Exception):
             await self.lease.release()
 

@@ -196,10 +196,19 @@ class SqliteDatabase(FirstRowReads, TaskTransactions[SqliteConnection]):
 
     async def on_writer(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(writer)`` on the writer thread (callers hold the writer or need no lock)."""
-        if self._writer_pool is None:
+        return await self._on(self._writer_pool, self._writer_conn, fn)
+
+    async def _on(
+        self,
+        pool: ThreadPoolExecutor | None,
+        conn: Callable[[], sqlite3.Connection],
+        fn: Callable[[sqlite3.Connection], T],
+    ) -> T:
+        """Run ``fn(conn())`` on a thread of ``pool``, refused once the database is closed."""
+        if self._writer_pool is None or pool is None:
             raise RuntimeError(f"SQLite database {self.path} is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writer_pool, lambda: fn(self._writer_conn()))
+        return await loop.run_in_executor(pool, lambda: fn(conn()))
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteConnection]:
@@ -247,10 +256,7 @@ class SqliteDatabase(FirstRowReads, TaskTransactions[SqliteConnection]):
 
     async def on_reader(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(conn)`` on a read-only connection: committed data, whatever the task."""
-        if self._writer_pool is None:
-            raise RuntimeError(f"SQLite database {self.path} is closed")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._reader_pool, lambda: fn(self._reader_conn()))
+        return await self._on(self._reader_pool, self._reader_conn, fn)
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[SqliteReader]:

@@ -12,13 +12,13 @@ lost changes nothing, and a crash anywhere before the commit leaves nothing behi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 
 from rk.core.queues import Job
 from rk.server.platform.http.errors import one_line
+from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.engine import JobQueue
 from rk.server.platform.jobs.job_result import JobDone
 
@@ -65,11 +65,8 @@ class Claim:
                 return
 
     async def _stop_renewing(self) -> None:
-        if self._renewer is not None:
-            self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._renewer
-            self._renewer = None
+        await stop_task(self._renewer)
+        self._renewer = None
 
     async def commit(self, write: Callable[[], Awaitable[JobDone]]) -> JobDone:
         """Run ``write()`` and mark the job done in one transaction, if the claim still holds.

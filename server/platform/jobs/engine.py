@@ -30,6 +30,7 @@ import pluggy
 from rk.core.config import QueueSettings
 from rk.core.queues import Job, QueueBackend, SignedJob, get_queue_backend
 from rk.server.platform.db.database import Database, open_database
+from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.prefetch import Prefetch
 from rk.server.platform.jobs.signed_batches import SignedBatches
 
@@ -329,10 +330,7 @@ class JobQueue:
         """Close the backend, and the database when the queue opened it."""
         await self.settled()
         await self._signed.close()
-        if self._expiring is not None:
-            self._expiring.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._expiring
+        await stop_task(self._expiring)
         await asyncio.gather(*(self._release_quietly(job) for job in self.prefetched.drain()))
         await self.backend.close()
         if self._owns_db:

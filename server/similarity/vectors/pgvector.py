@@ -17,7 +17,6 @@ in one backend process at a time (``job_locks`` lease ``pgvector-backfill``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import ClassVar
 
@@ -25,6 +24,7 @@ from rk.core.config import VectorSettings
 from rk.core.errors import RkError
 from rk.core.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
 from rk.server.platform.db.sql_rows import rows
+from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
 from rk.server.similarity.neighbours import NO_THRESHOLD
 from rk.server.similarity.vectors.exact import ExactIndex
@@ -111,11 +111,8 @@ class PgvectorIndex:
 
     async def _stop_fill(self) -> None:
         """Stop this process's background fill (a reindex does its work instead)."""
-        if self._backfill is not None:
-            self._backfill.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._backfill
-            self._backfill = None
+        await stop_task(self._backfill)
+        self._backfill = None
 
     async def search(self, model: str, query: Floats, k: int, kind: str | None = None) -> Scored:
         """The ``k`` published images nearest to ``query`` (HNSW, ``ef_search`` candidates)."""
