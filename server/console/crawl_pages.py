@@ -70,6 +70,16 @@ def field_count(form: FormMultiDict, name: str, label: str, low: int, high: int)
         raise FieldError(name, str(exc)) from None
 
 
+def field_name(form: FormMultiDict, name: str, missing: str, too_long: str) -> str:
+    """A required text field of at most 200 characters, or FieldError with the fitting message."""
+    value = text(form, name)
+    if not value:
+        raise FieldError(name, missing)
+    if len(value) > 200:
+        raise FieldError(name, too_long)
+    return value
+
+
 def field_source(form: FormMultiDict, sources: list[str]) -> str:
     """The chosen source, or FieldError."""
     source = text(form, "source")
@@ -129,11 +139,9 @@ class CrawlPages(Controller):
         """Queue one brand."""
         form = await form_of(request)
         try:
-            name = text(form, "brand")
-            if not name:
-                raise FieldError("brand", "Choose a brand.")
-            if len(name) > 200:
-                raise FieldError("brand", "A brand name has at most 200 characters.")
+            name = field_name(
+                form, "brand", "Choose a brand.", "A brand name has at most 200 characters."
+            )
             brand = await find_brand(name)
             if brand is None:
                 raise FieldError("brand", f"No brand {name!r}. Add it under Brands first.")
@@ -151,11 +159,12 @@ class CrawlPages(Controller):
         """Queue up to ``count`` brands whose names start with a prefix."""
         form = await form_of(request)
         try:
-            prefix = text(form, "prefix")
-            if not prefix:
-                raise FieldError("prefix", "Enter the first letters of the brand names.")
-            if len(prefix) > 200:
-                raise FieldError("prefix", "A prefix has at most 200 characters.")
+            prefix = field_name(
+                form,
+                "prefix",
+                "Enter the first letters of the brand names.",
+                "A prefix has at most 200 characters.",
+            )
             source = field_source(form, sources_of(state))
             max_shows = field_count(form, "max_shows", "max shows", 0, MAX_SHOWS)
             how_many = field_count(form, "count", "count", 1, MAX_BATCH)
