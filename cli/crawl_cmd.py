@@ -38,14 +38,15 @@ PriorityOption = Annotated[int, typer.Option("--priority", help="Higher is claim
 TaskIdArg = Annotated[int, typer.Argument(min=1, help="The crawl task's id.")]
 
 
-def _check_source(name: str) -> None:
-    """Exit 2 unless ``name`` is a registered source (a task nobody can claim helps no one)."""
+def _settings_for(source: str, config: str | None, data_dir: str | None) -> Settings:
+    """The settings, after exiting 2 unless ``source`` is registered (nobody claims its tasks)."""
     from rk.core.sources import get_source
 
     try:
-        get_source(name)
+        get_source(source)
     except RkError as exc:
         fail(str(exc))
+    return settings_from(config, data_dir)
 
 
 def _with_tasks(settings: Settings, work: Callable[[CrawlTasks], Awaitable[T]]) -> T:
@@ -74,8 +75,7 @@ def add(
     """Queue one brand for crawling."""
     from rk.server.brands.management import find_brand
 
-    _check_source(source)
-    settings = settings_from(config, data_dir)
+    settings = _settings_for(source, config, data_dir)
 
     async def work(tasks: CrawlTasks) -> str:
         info = await find_brand(brand.strip())
@@ -100,8 +100,7 @@ def add_season(
     from rk.core.sources import NoSuchSeason
     from rk.server.crawl.seasons import queue_season, season_brands
 
-    _check_source(source)
-    settings = settings_from(config, data_dir)
+    settings = _settings_for(source, config, data_dir)
     try:
         slug, shows = asyncio.run(season_brands(settings, source, season))
     except (ValueError, NoSuchSeason) as exc:
@@ -132,8 +131,7 @@ def batch(
     data_dir: DataDirOption = None,
 ) -> None:
     """Queue brands by name prefix, skipping those with a queued or running task."""
-    _check_source(source)
-    settings = settings_from(config, data_dir)
+    settings = _settings_for(source, config, data_dir)
 
     async def work(tasks: CrawlTasks) -> list[int]:
         return await tasks.batch_add(prefix, max_shows, count, source, priority)
