@@ -14,48 +14,38 @@ from rk.core.errors import ConfigError
 REGISTRY = CollectorRegistry()
 ProcessCollector(registry=REGISTRY)
 
-SHOWS = Counter(
-    "rk_spider_shows",
-    "Shows a spider handled, by outcome (submitted, skipped, failed).",
-    ["outcome"],
-    registry=REGISTRY,
+
+def _counter(name: str, documentation: str, *labels: str) -> Counter:
+    """A counter in this module's registry, labelled by ``labels``."""
+    return Counter(name, documentation, labels, registry=REGISTRY)
+
+
+SHOWS = _counter(
+    "rk_spider_shows", "Shows a spider handled, by outcome (submitted, skipped, failed).", "outcome"
 )
-IMAGES = Counter(
+IMAGES = _counter(
     "rk_spider_images",
     "Images in submitted shows, by outcome (uploaded, already_stored, url_only, failed).",
-    ["outcome"],
-    registry=REGISTRY,
+    "outcome",
 )
-BYTES = Counter(
-    "rk_spider_bytes", "Image bytes a spider downloaded from the sites.", registry=REGISTRY
-)
-SPIDER_ERRORS = Counter(
+BYTES = _counter("rk_spider_bytes", "Image bytes a spider downloaded from the sites.")
+SPIDER_ERRORS = _counter(
     "rk_spider_errors",
     "Spider errors by kind (show, backend_refused, image_download, image_upload, thumbnail).",
-    ["kind"],
-    registry=REGISTRY,
+    "kind",
 )
-THUMBS = Counter(
+THUMBS = _counter(
     "rk_spider_thumbs",
     "Thumbnails a spider made, by what from (rendition: the site's smaller copy; original;"
     " fallback: the original, the rendition being missing or unfit).",
-    ["source"],
-    registry=REGISTRY,
+    "source",
 )
-EMBEDDED = Counter(
-    "rk_embed_images",
-    "Images the embed worker submitted, by outcome (saved, failed).",
-    ["outcome"],
-    registry=REGISTRY,
+EMBEDDED = _counter(
+    "rk_embed_images", "Images the embed worker submitted, by outcome (saved, failed).", "outcome"
 )
-EMBED_BYTES = Counter(
-    "rk_embed_bytes", "Image bytes the embed worker downloaded.", registry=REGISTRY
-)
-EMBED_ERRORS = Counter(
-    "rk_embed_errors",
-    "Embed worker errors by kind (download, undecodable, rejected).",
-    ["kind"],
-    registry=REGISTRY,
+EMBED_BYTES = _counter("rk_embed_bytes", "Image bytes the embed worker downloaded.")
+EMBED_ERRORS = _counter(
+    "rk_embed_errors", "Embed worker errors by kind (download, undecodable, rejected).", "kind"
 )
 
 
