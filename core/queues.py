@@ -29,13 +29,7 @@ class Job(Struct, frozen=True, kw_only=True):
 
 def job_from_row(row: Any) -> Job:
     """A Job from a row with ``id, kind, payload, attempts, brand_id`` (any engine's row)."""
-    return Job(
-        id=row["id"],
-        kind=row["kind"],
-        payload=row["payload"],
-        attempts=row["attempts"],
-        brand_id=row["brand_id"],
-    )
+    return Job(**{field: row[field] for field in Job.__struct_fields__})
 
 
 class SignedJob(Struct, frozen=True, kw_only=True):
