@@ -27,13 +27,17 @@ METADATA = frozenset(
 MiB = 1024 * 1024
 
 
-class FetchError(Exception):
-    """A download that failed; ``reason`` is short ("HTTP 404"), ``transient`` says retry."""
+class Failure(Exception):
+    """Something that failed, said in a short ``reason``; ``transient`` says retry."""
 
     def __init__(self, reason: str, *, transient: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.transient = transient
+
+
+class FetchError(Failure):
+    """A download that failed; ``reason`` is short ("HTTP 404"), ``transient`` says retry."""
 
 
 class FetchPolicy(Struct, frozen=True, kw_only=True):

@@ -28,7 +28,7 @@ from rk.core.renditions import rendition_thumbnail
 from rk.core.storage import Storage
 from rk.core.thumbs import pixel_problem, thumbnail
 from rk.core.wire import ImageRef
-from rk.server.ingest.fetch import Fetcher, FetchError
+from rk.server.ingest.fetch import Failure, Fetcher, FetchError
 from rk.server.ingest.repository import known_original_size, thumbnail_in_use
 from rk.server.media import claim, delete_if_unreferenced, image_info, thumbnail_problem
 
@@ -41,13 +41,8 @@ rendition (``ImageRef.thumb_url``), from the original (no rendition offered), or
 original because the rendition was missing or unfit."""
 
 
-class ImageFailure(Exception):
+class ImageFailure(Failure):
     """This image could not be stored; ``reason`` is short, ``transient`` says retry."""
-
-    def __init__(self, reason: str, *, transient: bool = False) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.transient = transient
 
 
 class StoredImage(Struct, frozen=True, kw_only=True):
