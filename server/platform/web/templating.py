@@ -26,6 +26,8 @@ TEMPLATE_DIRS = [
     SERVER_DIR / "console" / "templates",
     SERVER_DIR / "site" / "templates",
 ]
+SOURCE_NAMES = {"vogue": "Vogue Runway", "theimpression": "The Impression"}
+"""Sources as they write their own names; a third party's plugin name is shown title-cased."""
 UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("h", 3600), ("min", 60))
 
 
@@ -96,6 +98,13 @@ def show_date(value: str | None) -> Markup:
     return Markup('<time datetime="{}">{}</time>').format(day.isoformat(), f"{day.day} {day:%B %Y}")
 
 
+def source_name(source: str | None) -> str:
+    """A source's own name for itself ("The Impression"), never the plugin's id."""
+    if not source:
+        return ""
+    return SOURCE_NAMES.get(source, source.replace("_", " ").title())
+
+
 def environment() -> Environment:
     """The shared environment: autoescaped, strict about undefined names, rk's filters."""
     env = Environment(
@@ -112,6 +121,7 @@ def environment() -> Environment:
         exact_time=exact_time,
         show_date=show_date,
         safe_href=safe_href,
+        source_name=source_name,
     )
     env.globals.update(static_url=static_url, escape=escape)
     return env

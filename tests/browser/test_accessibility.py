@@ -1,0 +1,180 @@
+"""axe-core on every page type, public and console, at desktop and phone width: no violation.
+
+axe-core comes from the npm registry (``tests/browser/axe/package.json``; the README's test
+command installs it). Each page is checked against WCAG 2.1 A and AA plus axe's best
+practices, in light and dark colour schemes, so a contrast or landmark regression on any
+page type fails here with the rule, the node and axe's explanation.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from rk.core.plugins import new_plugin_manager
+from rk.core.storage import StorageContext, open_storage
+from rk.server.platform.db.engine import close, connect
+from tests.browser.conftest import DESKTOP, PHONE, run_async
+from tests.integration.public.archive import Archive, add_show, seed
+from tests.integration.spider.procs import RK, Backend, clean_env
+from tests.models.samples import TINY_CLIP
+from tests.support.skips import skip_or_fail
+
+AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+PASSWORD = "an accessible console password"
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    """axe-core's browser build, as the npm registry ships it."""
+    if not AXE.exists():
+        skip_or_fail(f"{AXE} missing: npm install --prefix tests/browser/axe")
+    return AXE.read_text()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Archive]]:
+    """``rk serve-backend`` with the test archive, a pending show and an admin account."""
+    root = tmp_path_factory.mktemp("axe") / "backend"
+    dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
+    backend = Backend(root, dsn, vision={"model": str(TINY_CLIP)}).start()
+
+    async def fill() -> Archive:
+        engine = await connect(dsn)
+        try:
+            storage = open_storage(
+                f"file://{root / 'data' / 'media'}",
+                StorageContext(backend_url=backend.url),
+                new_plugin_manager(),
+            )
+            archive = await seed(storage)
+            await add_show(
+                storage,
+                archive,
+                "pending-review",
+                brand="Acne Studios",
+                season="Resort 2026",
+                status="pending",
+                looks=4,
+                seed=40,
+            )
+            return archive
+        finally:
+            await close(engine)
+
+    try:
+        archive = run_async(fill)
+        made = subprocess.run(
+            [
+                *(RK, "admin", "create-user", "ada", "--role", "admin", "--password-stdin"),
+                *("--config", str(backend.config), "--data-dir", str(backend.data_dir)),
+            ],
+            input=PASSWORD + "\n",
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            check=False,
+        )
+        assert made.returncode == 0, made.stderr
+        yield backend, archive
+    finally:
+        backend.stop()
+
+
+def violations(page: Page, axe: str) -> list[dict[str, Any]]:
+    """axe-core's violations on the page as it stands (evaluated past the page's own CSP)."""
+    page.evaluate(f"{axe}\n;0")
+    found: list[dict[str, Any]] = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})"
+        ".then(r => r.violations.map(v => ({id: v.id, help: v.help, count: v.nodes.length,"
+        " nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + n.failureSummary)})))",
+        TAGS,
+    )
+    return found
+
+
+def public_paths(archive: Archive) -> dict[str, str]:
+    """One URL of each public page type."""
+    show = archive.shows["acne-ss25"]
+    image = archive.images["acne-ss25"][0]
+    return {
+        "home": "/",
+        "brands": "/brands",
+        "brand": f"/?brand={archive.brands['Acne Studios']}",
+        "show": f"/shows/{show}",
+        "image": f"/images/{image}",
+        "search": "/search?q=coat",
+        "not found": "/shows/999999",
+    }
+
+
+def console_paths(archive: Archive) -> dict[str, str]:
+    """One URL of each console page type the issue names, and the others."""
+    pending = archive.shows["pending-review"]
+    return {
+        "dashboard": "/admin",
+        "articles": "/admin/articles?status=pending",
+        "review": f"/admin/articles/{pending}",
+        "crawl": "/admin/crawl",
+        "brands": "/admin/brands",
+        "jobs": "/admin/ingest-jobs",
+        "users": "/admin/users",
+        "audit": "/admin/audit",
+        "account": "/admin/account",
+    }
+
+
+def report(found: dict[str, list[dict[str, Any]]]) -> str:
+    """Every violation, a line each, for the assertion message."""
+    return "\n".join(
+        f"{where}: {v['id']} ({v['help']}) at {'; '.join(v['nodes'])}"
+        for where, items in found.items()
+        for v in items
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_every_page_type_has_no_axe_violation(
+    browser: Browser,
+    site: tuple[Backend, Archive],
+    axe_source: str,
+    size: str,
+    scheme: str,
+) -> None:
+    backend, archive = site
+    viewport = DESKTOP if size == "desktop" else PHONE
+    context = browser.new_context(
+        viewport=viewport, color_scheme="dark" if scheme == "dark" else "light"
+    )
+    page = context.new_page()
+    found: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for name, path in public_paths(archive).items():
+            answer = page.goto(f"{backend.url}{path}")
+            assert answer is not None
+            expected = 404 if name == "not found" else 200
+            assert answer.status == expected, f"{name}: {answer.status}"
+            found[f"public {name}"] = violations(page, axe_source)
+        page.goto(f"{backend.url}/admin/sign-in")
+        found["console sign-in"] = violations(page, axe_source)
+        page.get_by_label("User name").fill("ada")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{backend.url}/admin")
+        for name, path in console_paths(archive).items():
+            answer = page.goto(f"{backend.url}{path}")
+            assert answer is not None
+            assert answer.status == 200, f"{name}: {answer.status}"
+            assert "/sign-in" not in page.url, f"{name}: signed out"
+            found[f"console {name}"] = violations(page, axe_source)
+    finally:
+        context.close()
+    failing = {where: items for where, items in found.items() if items}
+    assert not failing, f"axe-core violations ({size}, {scheme}):\n{report(failing)}"
