@@ -103,7 +103,8 @@ def bare_server(port: int, dsn: str, deep: int) -> None:
     """Each page's template rendered from a context built once from the services."""
     import uvicorn
 
-    from rk.core.storage import StorageContext, open_storage
+    from rk.core.api.lookups import open_storage
+    from rk.core.api.storage import StorageContext
     from rk.server.console.accounts.users import get_user
     from rk.server.console.articles import list_articles
     from rk.server.console.dashboard import dashboard

@@ -40,9 +40,10 @@ from types import ModuleType
 import httpx
 import numpy as np
 
-from rk.core.client import BackendClient
-from rk.core.embed_worker import EmbedWorker, LocalEncoder
-from rk.core.storage import StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.storage import StorageContext
+from rk.core.runtime.client import BackendClient
+from rk.core.runtime.embed_worker import EmbedWorker, LocalEncoder
 from rk.plugins.clip_embed.embedder import ClipEmbedder, l2_normalise
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.tables import Article, Image

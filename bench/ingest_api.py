@@ -39,8 +39,14 @@ import msgspec
 from litestar import Litestar, asgi, post
 from litestar.types import HTTPResponseStartEvent, Receive, Scope, Send
 
-from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signed_headers, verify
-from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from rk.core.api.signing import (
+    NONCE_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    signed_headers,
+    verify,
+)
+from rk.core.api.wire import BrandRef, ImageRef, Look, ShowIngest
 from rk.server.ingest.intake_routes import read_body
 from tests.support.net import free_port, wait_for_port
 

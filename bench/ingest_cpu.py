@@ -34,9 +34,9 @@ from litestar import Litestar
 
 from bench.ingest_api import PATH, SECRET, bare_app, payload
 from bench.job_queue import backend_cpu_s, postgres_db
+from rk.core.api.plugins import get_plugin_manager
+from rk.core.api.signing import signed_headers
 from rk.core.config import IngestSettings, ServerSettings, Settings
-from rk.core.plugins import get_plugin_manager
-from rk.core.signing import signed_headers
 from rk.server.app import create_app
 from rk.server.brands.management import add_brand
 

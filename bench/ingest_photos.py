@@ -15,7 +15,7 @@ import uvicorn
 from PIL import Image
 
 from bench import thumb_quality
-from rk.core.wire import ImageRef
+from rk.core.api.wire import ImageRef
 
 LOOKS = 40
 RENDITION_WIDTH = 360

@@ -58,6 +58,8 @@ from bench.ingest_photos import (
     show_urls,
 )
 from bench.thumb_quality import SIDE as THUMB_SIDE
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import Look, ShowIngest
 from rk.core.config import (
     IngestSettings,
     MediaSettings,
@@ -66,9 +68,7 @@ from rk.core.config import (
     ServerSettings,
     Settings,
 )
-from rk.core.signing import signed_headers
-from rk.core.thumbs import thumbnail
-from rk.core.wire import Look, ShowIngest
+from rk.core.runtime.thumbs import thumbnail
 from rk.server.app import create_app
 from rk.server.platform.db.tables import IngestJob
 from tests.support.net import free_port, wait_for_port

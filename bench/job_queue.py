@@ -40,8 +40,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from rk.core.api.lookups import get_queue_backend
 from rk.core.config import QueueSettings
-from rk.core.queues import get_queue_backend
 from rk.server.platform.db.database import default_pool_size, open_database
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.jobs.engine import JobQueue

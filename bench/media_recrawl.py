@@ -30,8 +30,8 @@ import numpy as np
 from obstore.store import S3Store
 from PIL import Image
 
-from rk.core.keys import sha1_hex
-from rk.core.thumbs import make_thumbnail
+from rk.core.api.keys import sha1_hex
+from rk.core.runtime.thumbs import make_thumbnail
 from tests.support.net import free_port, wait_for_port
 
 

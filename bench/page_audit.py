@@ -27,8 +27,9 @@ import numpy as np
 from PIL import Image as PILImage
 from playwright.sync_api import sync_playwright
 
-from rk.core.plugins import new_plugin_manager
-from rk.core.storage import Storage, StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.storage import Storage, StorageContext
 from rk.server.platform.db.engine import close, connect
 from tests.browser.conftest import ARGS, CHROMIUM, PHONE
 from tests.browser.test_accessibility import AXE, violations

@@ -48,13 +48,13 @@ from bench.thumb_quality import (
     psnr,
     rendition_psnr,
 )
-from rk.core.client import BackendClient
+from rk.core.api.keys import content_key, sha1_hex
+from rk.core.api.wire import ImageRef, Look, ShowIngest, UploadUrl, UploadUrlRequest
 from rk.core.config import MediaSettings, Settings, SpiderSettings
-from rk.core.http import polite_client
-from rk.core.keys import content_key, sha1_hex
-from rk.core.media_upload import MediaUploader, UploadStats
-from rk.core.thumbs import JPEG_QUALITY, make_thumbnail
-from rk.core.wire import ImageRef, Look, ShowIngest, UploadUrl, UploadUrlRequest
+from rk.core.runtime.client import BackendClient
+from rk.core.runtime.http import polite_client
+from rk.core.runtime.media_upload import MediaUploader, UploadStats
+from rk.core.runtime.thumbs import JPEG_QUALITY, make_thumbnail
 from tests.integration.spider.photos import photo_bytes, rendition, serve_photo_site
 from tests.integration.spider.procs import Backend, Proc, spider, spider_config
 from tests.support.net import free_port, wait_for_port

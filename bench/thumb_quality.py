@@ -15,8 +15,8 @@ import numpy as np
 from PIL import Image
 
 from rk.core.config import MediaSettings
-from rk.core.renditions import read_header
-from rk.core.thumbs import JPEG_QUALITY, make_thumbnail
+from rk.core.runtime.renditions import read_header
+from rk.core.runtime.thumbs import JPEG_QUALITY, make_thumbnail
 
 SIDE = MediaSettings().thumb_size
 """The thumbnail size compared (rk's default, 256)."""

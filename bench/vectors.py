@@ -48,10 +48,10 @@ from bench.vector_data import (
     start_server,
     vector_text,
 )
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.vector_indexes import Placed
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.core.config import VectorSettings
-from rk.core.plugins import new_plugin_manager
-from rk.core.vector_indexes import Placed
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
 from rk.server.platform.db.engine import close, connect
 from rk.server.similarity.embeddings import ModelInfo, submit
 from rk.server.similarity.vectors.db import engine, rows

@@ -14,7 +14,7 @@ import typer
 
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
 from rk.cli.db_session import run_with_db
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 
 admin_app = typer.Typer(help="Accounts of the moderation console.", no_args_is_help=True)
 

@@ -22,7 +22,7 @@ IdsArg = Annotated[list[int], typer.Argument(min=1, help="Article ids.")]
 
 
 def _moderate(settings: Settings, ids: list[int], action: str) -> None:
-    from rk.core.plugins import get_plugin_manager
+    from rk.core.api.plugins import get_plugin_manager
     from rk.server.app import backend_url
     from rk.server.moderation.moderation import Actor, moderate, summary
 

@@ -6,8 +6,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from rk.core.api.errors import RkError
 from rk.core.config import Settings, load_settings
-from rk.core.errors import RkError
 from rk.core.logs import setup_logging
 from rk.core.redact import remember_secret
 
@@ -47,7 +47,7 @@ def start_metrics(port: int | None, host: str) -> None:
     """Serve this worker's metrics when ``--metrics-port`` was given (exit 2 if it cannot)."""
     if port is None:
         return
-    from rk.core.worker_metrics import serve_metrics
+    from rk.core.runtime.worker_metrics import serve_metrics
 
     try:
         serve_metrics(port, host)

@@ -15,8 +15,8 @@ import typer
 
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
 from rk.cli.db_session import run_with_database
+from rk.core.api.errors import RkError
 from rk.core.config import Settings
-from rk.core.errors import RkError
 
 if TYPE_CHECKING:
     from rk.server.crawl.tasks import CrawlTaskRow, CrawlTasks, TaskStatus
@@ -40,7 +40,7 @@ TaskIdArg = Annotated[int, typer.Argument(min=1, help="The crawl task's id.")]
 
 def _settings_for(source: str, config: str | None, data_dir: str | None) -> Settings:
     """The settings, after exiting 2 unless ``source`` is registered (nobody claims its tasks)."""
-    from rk.core.sources import get_source
+    from rk.core.api.lookups import get_source
 
     try:
         get_source(source)
@@ -96,8 +96,8 @@ def add_season(
     data_dir: DataDirOption = None,
 ) -> None:
     """Queue every show of a season: one task per brand, missing brands created with their slug."""
-    from rk.core.errors import SourceError
-    from rk.core.sources import NoSuchSeason
+    from rk.core.api.errors import SourceError
+    from rk.core.api.sources import NoSuchSeason
     from rk.server.crawl.seasons import queue_season, season_brands
 
     settings = _settings_for(source, config, data_dir)

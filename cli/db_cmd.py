@@ -8,7 +8,7 @@ import sqlite3
 import typer
 
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 
 db_app = typer.Typer(help="Manage the database.", no_args_is_help=True)
 

@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from rk.cli.common import fail
+from rk.core.api.errors import RkError
 from rk.core.config import Settings
-from rk.core.errors import RkError
 
 if TYPE_CHECKING:
     from rk.server.platform.db.database import Database

@@ -94,9 +94,10 @@ async def _pgvector() -> Finding:
 
 async def storage_finding(settings: Settings) -> Finding:
     """Write, read back and delete a probe object under a key no image can have."""
+    from rk.core.api.lookups import open_storage
+    from rk.core.api.plugins import get_plugin_manager
+    from rk.core.api.storage import StorageContext
     from rk.core.config import masked
-    from rk.core.plugins import get_plugin_manager
-    from rk.core.storage import StorageContext, open_storage
 
     shown = str(masked(Settings(storage=settings.storage_url))["storage"]).split("?")[0]
     key = f"thumb/{secrets.token_hex(20)}.jpg"
@@ -146,8 +147,8 @@ def skew_finding(skew_s: float, allowed_s: int) -> Finding:
 
 async def ingest_finding(settings: Settings) -> Finding:
     """A signed ``GET ping``: proves the endpoint, the secret and the signing path."""
-    from rk.core.client import BackendAuthError, BackendClient, BackendError
-    from rk.core.errors import RkError
+    from rk.core.api.errors import RkError
+    from rk.core.runtime.client import BackendAuthError, BackendClient, BackendError
 
     endpoint = settings.ingest.endpoint
     if not settings.ingest.secret:
@@ -167,8 +168,8 @@ async def ingest_finding(settings: Settings) -> Finding:
 
 def model_finding(settings: Settings) -> Finding:
     """The model loads, and runs on the execution provider that was asked for."""
-    from rk.core.embedders import get_embedder
-    from rk.core.plugins import get_plugin_manager
+    from rk.core.api.lookups import get_embedder
+    from rk.core.api.plugins import get_plugin_manager
 
     vision = settings.vision
     wanted_cuda = any("CUDA" in name for name in vision.providers)

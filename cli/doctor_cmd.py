@@ -25,9 +25,9 @@ from rk.cli.doctor_checks import (
     model_finding,
     storage_finding,
 )
+from rk.core.api.errors import RkError
 from rk.core.config import Settings, find_config, load_settings
 from rk.core.config_origins import setting_origins
-from rk.core.errors import RkError
 from rk.core.logs import setup_logging
 
 

@@ -9,10 +9,10 @@ import msgspec
 import typer
 
 from rk.cli.common import ConfigOption, fail, settings_from
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 
 if TYPE_CHECKING:
-    from rk.core.embedders import Embedder
+    from rk.core.api.embedders import Embedder
 
 embed_app = typer.Typer(
     help="Embedding models: export a CLIP to ONNX, inspect one.", no_args_is_help=True
@@ -33,7 +33,7 @@ ProviderOption = Annotated[
 
 def build_embedder(config: str | None, model: str | None, providers: list[str] | None) -> Embedder:
     """The configured embedder (``vision.embedder``), with CLI overrides; bad input exits 2."""
-    from rk.core.embedders import get_embedder
+    from rk.core.api.lookups import get_embedder
 
     vision = settings_from(config).vision
     options = msgspec.to_builtins(vision)

@@ -26,7 +26,7 @@ from rk.cli import (
     vision_cmd,
 )
 from rk.cli.common import start_logging
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 
 app = typer.Typer(
     name="rk",

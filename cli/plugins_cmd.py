@@ -7,7 +7,7 @@ from typing import Annotated
 import msgspec
 import typer
 
-from rk.core.plugins import get_plugin_manager, plugin_info
+from rk.core.api.plugins import get_plugin_manager, plugin_info
 
 
 def plugins(

@@ -18,8 +18,8 @@ import msgspec
 import typer
 
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
+from rk.core.api.errors import RkError
 from rk.core.config import Settings
-from rk.core.errors import RkError
 
 HostOption = Annotated[
     str | None, typer.Option("--host", help="Listen address (default 127.0.0.1).")
@@ -94,7 +94,7 @@ def serve_backend(
     """Run the backend: internal API, media routes and ingest workers (Ctrl-C stops it)."""
     import uvicorn
 
-    from rk.core.plugins import get_plugin_manager
+    from rk.core.api.plugins import get_plugin_manager
     from rk.server.app import create_app
     from rk.server.platform.http.capacity import backstop
     from rk.server.platform.http.proxies import proxy_options

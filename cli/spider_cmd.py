@@ -17,15 +17,16 @@ from rk.cli.common import (
     start_metrics,
 )
 from rk.cli.spider_oneshot import add_oneshot_commands, quiet_http_logs
+from rk.core.api.errors import RkError
+from rk.core.api.lookups import get_source
+from rk.core.api.sources import Source
 from rk.core.config import Settings
-from rk.core.errors import RkError
-from rk.core.sources import Source, get_source
 
 if TYPE_CHECKING:
     import httpx
 
-    from rk.core.client import BackendClient
-    from rk.core.media_upload import MediaUploader
+    from rk.core.runtime.client import BackendClient
+    from rk.core.runtime.media_upload import MediaUploader
 
 spider_app = typer.Typer(
     help="Crawl sources: serve the task queue or crawl once.", no_args_is_help=True
@@ -57,7 +58,7 @@ def serve(
     quiet_http_logs()
     try:
         source_cls = get_source(plugin)
-        from rk.core.client import require_ingest
+        from rk.core.runtime.client import require_ingest
 
         require_ingest(settings)
     except RkError as exc:
@@ -70,9 +71,9 @@ def serve(
 async def _serve(
     settings: Settings, source_cls: type[Source], workers: int, interval: float, max_co: int
 ) -> int:
-    from rk.core.client import BackendClient, BackendError
-    from rk.core.http import polite_client
-    from rk.core.spider_serve import SpiderServer, heartbeat_every
+    from rk.core.runtime.client import BackendClient, BackendError
+    from rk.core.runtime.http import polite_client
+    from rk.core.runtime.spider_serve import SpiderServer, heartbeat_every
 
     async with (
         BackendClient.from_settings(settings) as client,
@@ -108,7 +109,7 @@ def _uploader(
     """The direct media uploader when ``media.upload`` is on, else None (URLs only)."""
     if not settings.media.upload:
         return None
-    from rk.core.media_upload import MediaUploader
+    from rk.core.runtime.media_upload import MediaUploader
 
     return MediaUploader(client, http, settings)
 

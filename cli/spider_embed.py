@@ -1,4 +1,4 @@
-"""``rk spider embed``: backfill embeddings from a GPU machine (see ``rk.core.embed_worker``).
+"""``rk spider embed``: backfill embeddings from a GPU machine (``rk.core.runtime.embed_worker``).
 
 One line per round on stdout (``fetched 100 → saved 97, failed 3 (remaining 1,204)``),
 a progress bar on an interactive terminal. With ``--loop`` it keeps going, sleeping
@@ -28,14 +28,14 @@ from rk.cli.common import (
     start_metrics,
 )
 from rk.cli.spider_oneshot import quiet_http_logs
+from rk.core.api.errors import RkError
 from rk.core.config import Settings
-from rk.core.errors import RkError
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
-    from rk.core.embed_worker import Encoder
-    from rk.core.embedders import Embedder
+    from rk.core.api.embedders import Embedder
+    from rk.core.runtime.embed_worker import Encoder
 
 log = logging.getLogger("rk.spider.embed")
 KIND = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
@@ -105,7 +105,7 @@ def _check_backend(settings: Settings) -> None:
     (``ingest.enabled`` is about submitting shows, which this command does not do)."""
     import msgspec
 
-    from rk.core.client import require_ingest
+    from rk.core.runtime.client import require_ingest
 
     enabled = msgspec.structs.replace(settings.ingest, enabled=True)
     try:
@@ -118,7 +118,7 @@ def _load_embedder(settings: Settings) -> Embedder:
     """The configured embedder plugin with its model loaded; bad config exits 2."""
     import msgspec
 
-    from rk.core.embedders import get_embedder
+    from rk.core.api.lookups import get_embedder
 
     try:
         return get_embedder(settings.vision.embedder)(msgspec.to_builtins(settings.vision))
@@ -177,8 +177,18 @@ async def _run(
 ) -> int:
     import httpx
 
-    from rk.core.client import BackendAuthError, BackendClient, BackendError, BackendRejected
-    from rk.core.embed_worker import EmbedWorker, LocalEncoder, RemoteEncoder, VisionUnavailable
+    from rk.core.runtime.client import (
+        BackendAuthError,
+        BackendClient,
+        BackendError,
+        BackendRejected,
+    )
+    from rk.core.runtime.embed_worker import (
+        EmbedWorker,
+        LocalEncoder,
+        RemoteEncoder,
+        VisionUnavailable,
+    )
 
     stopping = asyncio.Event()
     main = asyncio.current_task()

@@ -20,25 +20,25 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from rk.cli.common import ConfigOption, fail, settings_from
-from rk.core.config import Settings
-from rk.core.crawler import BrandFor, CrawlStats, crawl, crawl_season
-from rk.core.errors import RkError, SourceError
-from rk.core.sources import (
+from rk.core.api.errors import RkError, SourceError
+from rk.core.api.lookups import source_registry
+from rk.core.api.sources import (
     BrandTarget,
     NoSuchSeason,
     SeasonSource,
     ShowSummary,
     Source,
     season_slug,
-    source_registry,
 )
-from rk.core.wire import BrandEnsure, ShowIngest
+from rk.core.api.wire import BrandEnsure, ShowIngest
+from rk.core.config import Settings
+from rk.core.runtime.crawler import BrandFor, CrawlStats, crawl, crawl_season
 
 if TYPE_CHECKING:
     import httpx
 
-    from rk.core.client import BackendClient
-    from rk.core.media_upload import MediaUploader
+    from rk.core.runtime.client import BackendClient
+    from rk.core.runtime.media_upload import MediaUploader
 
 DebugOption = Annotated[
     bool, typer.Option("--debug", "-d", help="Print ShowIngest JSON Lines; report nothing.")
@@ -138,8 +138,8 @@ async def _run(
     slug: str | None = None,
     season: str = "",
 ) -> int:
-    from rk.core.client import BackendClient, require_ingest
-    from rk.core.http import polite_client
+    from rk.core.runtime.client import BackendClient, require_ingest
+    from rk.core.runtime.http import polite_client
 
     needs_backend = not debug or brand_id is not None
     try:
@@ -196,7 +196,7 @@ def season_brands(client: BackendClient | None, source: str) -> BrandFor:
 
     Without a backend (``-d``) the brand is just named as the season page names it.
     """
-    from rk.core.client import retry_backend
+    from rk.core.runtime.client import retry_backend
 
     async def brand_for(show: ShowSummary) -> BrandTarget | None:
         if client is None:
@@ -228,8 +228,8 @@ async def _crawl(
             sys.stdout.flush()
 
     else:
-        from rk.core.client import retry_backend
-        from rk.core.media_upload import MediaUploader
+        from rk.core.runtime.client import retry_backend
+        from rk.core.runtime.media_upload import MediaUploader
 
         backend = _needed(client)
 

@@ -33,7 +33,8 @@ def gc_command(
     Referenced: images of live articles, keys a running ingest job has claimed, and keys
     named by shows still waiting to be ingested. Prints one line per fact; exit code 0.
     """
-    from rk.core.storage import StorageContext, open_storage
+    from rk.core.api.lookups import open_storage
+    from rk.core.api.storage import StorageContext
     from rk.server.app import backend_url
     from rk.server.media.storage_gc import sweep
 

@@ -45,7 +45,7 @@ def reindex_command(
     On PostgreSQL with pgvector this copies every missing or stale vector into its pgvector
     table in batches and (re)builds the HNSW index while the backend keeps serving.
     """
-    from rk.core.plugins import get_plugin_manager
+    from rk.core.api.plugins import get_plugin_manager
     from rk.server.similarity.vectors.choose import index_class, wanted_name
 
     settings = settings_from(config, data_dir)

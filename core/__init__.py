@@ -5,12 +5,12 @@ Plugin authors import from here: ``from rk.core import hookimpl``.
 
 from __future__ import annotations
 
-from rk.core.embedders import Embedder, EmbedResult
-from rk.core.errors import RkError, ShowSkipped, SourceError
-from rk.core.hookspecs import hookimpl, hookspec
-from rk.core.sources import BrandTarget, ShowSummary, Source
-from rk.core.storage import ObjectInfo, Storage, StorageContext
-from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from rk.core.api.embedders import Embedder, EmbedResult
+from rk.core.api.errors import RkError, ShowSkipped, SourceError
+from rk.core.api.hookspecs import hookimpl, hookspec
+from rk.core.api.sources import BrandTarget, ShowSummary, Source
+from rk.core.api.storage import ObjectInfo, Storage, StorageContext
+from rk.core.api.wire import BrandRef, ImageRef, Look, ShowIngest
 
 __all__ = [
     "BrandRef",

@@ -17,7 +17,7 @@ import msgspec
 import yaml
 from msgspec import Meta, Struct
 
-from rk.core.errors import ConfigError
+from rk.core.api.errors import ConfigError
 
 MiB = 1024 * 1024
 

@@ -23,8 +23,8 @@ from urllib.parse import urlencode
 
 from msgspec import Struct
 
-from rk.core.errors import ConfigError, InvalidKey, SignatureError
-from rk.core.keys import CONTENT_KEY, is_media_key
+from rk.core.api.errors import ConfigError, InvalidKey, SignatureError
+from rk.core.api.keys import CONTENT_KEY, is_media_key
 
 UPLOAD_PATH = "/media/upload/"
 MEDIA_PATH = "/media/"

@@ -18,10 +18,11 @@ from litestar import Litestar
 from litestar.datastructures import State
 
 from rk import __version__
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import get_plugin_manager
+from rk.core.api.storage import StorageContext
 from rk.core.config import Settings
-from rk.core.plugins import get_plugin_manager
 from rk.core.redact import remember_secret
-from rk.core.storage import StorageContext, open_storage
 from rk.server.brands import BrandIds
 from rk.server.crawl import CrawlTasks
 from rk.server.deps import dependencies

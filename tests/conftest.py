@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rk.core.plugins import RkPluginManager, new_plugin_manager
+from rk.core.api.plugins import RkPluginManager, new_plugin_manager
 from tests.support.pg import fresh_database
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rk.core import hookimpl
 
 if TYPE_CHECKING:
-    from rk.core.embedders import Embedder
+    from rk.core.api.embedders import Embedder
 
 
 @hookimpl

@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 import msgspec
 import numpy as np
 
+from rk.core.api.embedders import EmbedResult
+from rk.core.api.errors import ConfigError, NoTextTower
 from rk.core.config import VisionSettings
-from rk.core.embedders import EmbedResult
-from rk.core.errors import ConfigError, NoTextTower
 from rk.plugins.clip_embed.model_dir import ModelDirError, ModelFiles
 from rk.plugins.clip_embed.preprocess import Preprocessor
 from rk.plugins.clip_embed.providers import new_session

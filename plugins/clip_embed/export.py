@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 from rk.plugins.clip_embed.model_dir import read_json
 
 log = logging.getLogger("rk.plugins.clip_embed")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 
 VISION_NAMES = ("vision.onnx", "vision_model.onnx", "image.onnx")
 TEXT_NAMES = ("text.onnx", "text_model.onnx")

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 from rk.plugins.clip_embed.model_dir import ModelDirError
 
 log = logging.getLogger("rk.plugins.clip_embed")

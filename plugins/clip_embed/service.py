@@ -18,8 +18,8 @@ import msgspec
 from litestar import Litestar, Request, Response, get, post
 from litestar.exceptions import HTTPException
 
-from rk.core.embedders import Embedder
-from rk.core.wire import ErrorBody, VisionEmbedRequest, VisionEmbedResponse, decode_error_line
+from rk.core.api.embedders import Embedder
+from rk.core.api.wire import ErrorBody, VisionEmbedRequest, VisionEmbedResponse, decode_error_line
 
 log = logging.getLogger("rk.plugins.clip_embed")
 

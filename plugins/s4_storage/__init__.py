@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rk.core.hookspecs import hookimpl
+from rk.core.api.hookspecs import hookimpl
 
 
 @hookimpl

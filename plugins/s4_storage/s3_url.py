@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from msgspec import Struct
 
-from rk.core.errors import ConfigError
+from rk.core.api.errors import ConfigError
 from rk.plugins.s4_storage.sigv4 import Credentials
 
 QUERY_KEYS = frozenset(

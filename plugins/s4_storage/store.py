@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
-from rk.core.errors import ConfigError, InvalidKey
-from rk.core.keys import CONTENT_KEY, is_media_key, sha1_hex
+from rk.core.api.errors import ConfigError, InvalidKey
+from rk.core.api.keys import CONTENT_KEY, is_media_key, sha1_hex
+from rk.core.api.storage import ObjectInfo, StorageContext
+from rk.core.api.wire import UploadUrl
 from rk.core.media_urls import check_upload_target, read_url, upload_url
-from rk.core.storage import ObjectInfo, StorageContext
-from rk.core.wire import UploadUrl
 from rk.plugins.s4_storage.s3_url import S3Location, parse_s3_url
 from rk.plugins.s4_storage.sigv4 import presign
 

@@ -18,9 +18,9 @@ from lxml.etree import LxmlError
 from msgspec import Struct
 from parsel import Selector
 
+from rk.core.api.errors import SourceError
+from rk.core.api.wire import printable
 from rk.core.dates import normalise_date
-from rk.core.errors import SourceError
-from rk.core.wire import printable
 
 CONTENT_NS = "http://purl.org/rss/1.0/modules/content/"
 # First path segments that are WordPress archives or site pages, never a post permalink.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from rk.core.errors import ShowSkipped
-from rk.core.wire import MAX_LOOKS, ImageRef, Look, ShowIngest
+from rk.core.api.errors import ShowSkipped
+from rk.core.api.wire import MAX_LOOKS, ImageRef, Look, ShowIngest
 from rk.plugins.theimpression.images import ImagePolicy, harvest
 from rk.plugins.theimpression.meta import city_of, is_street_style, photographer_of, season_of
 from rk.plugins.theimpression.parse import Post, selector

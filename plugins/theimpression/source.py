@@ -14,9 +14,9 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from rk.core.errors import ConfigError, SourceError
-from rk.core.sources import BrandTarget, ShowSummary, flag_option, thumb_size_option
-from rk.core.wire import ShowIngest
+from rk.core.api.errors import ConfigError, SourceError
+from rk.core.api.sources import BrandTarget, ShowSummary, flag_option, thumb_size_option
+from rk.core.api.wire import ShowIngest
 from rk.plugins.theimpression.images import ImagePolicy
 from rk.plugins.theimpression.parse import (
     ImpressionParseError,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin, urlsplit
 
-from rk.core.wire import url_problem
+from rk.core.api.wire import url_problem
 from rk.plugins.vogue.state import Image, Item, Rendition, text
 from rk.plugins.vogue.text import clean
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from msgspec import Struct
 
+from rk.core.api.errors import ShowSkipped
+from rk.core.api.wire import MAX_DETAILS, MAX_LOOKS, BrandRef, ImageRef, Look, ShowIngest
 from rk.core.dates import normalise_date
-from rk.core.errors import ShowSkipped
-from rk.core.wire import MAX_DETAILS, MAX_LOOKS, BrandRef, ImageRef, Look, ShowIngest
 from rk.plugins.vogue.images import MAX_URL, image_url, numbers, thumb_url
 from rk.plugins.vogue.jsonld import LdArticle, article
 from rk.plugins.vogue.names import city_from_season, season_from_slug, slugify

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from rk.core.wire import ShowIngest
+from rk.core.api.wire import ShowIngest
 from rk.plugins.vogue.images import hex_id, item_number, photo_id
 from rk.plugins.vogue.state import Item, VogueParseError, decode_state, get, items, text
 from rk.plugins.vogue.text import clean

@@ -10,8 +10,8 @@ from urllib.parse import quote, urljoin
 
 import httpx
 
-from rk.core.errors import ConfigError, SourceError
-from rk.core.sources import (
+from rk.core.api.errors import ConfigError, SourceError
+from rk.core.api.sources import (
     BrandTarget,
     NoSuchSeason,
     ShowSummary,
@@ -19,7 +19,7 @@ from rk.core.sources import (
     season_slug,
     thumb_size_option,
 )
-from rk.core.wire import BrandRef, ShowIngest
+from rk.core.api.wire import BrandRef, ShowIngest
 from rk.plugins.vogue.names import name_key, slugify
 from rk.plugins.vogue.parse import (
     DesignerLink,

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import Struct
 
-from rk.core.errors import SourceError
+from rk.core.api.errors import SourceError
 
 MARKER = "window.__PRELOADED_STATE__"
 _ASSIGN = re.compile(r"\s*=\s*")

@@ -11,7 +11,7 @@ import html
 import re
 from urllib.parse import urlsplit
 
-from rk.core.wire import printable
+from rk.core.api.wire import printable
 
 _TAGS = re.compile(r"<[^>]*>")
 _ANCHOR = re.compile(

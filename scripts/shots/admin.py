@@ -13,7 +13,7 @@ import httpx
 import msgspec
 from playwright.sync_api import Page
 
-from rk.core.signing import signed_headers
+from rk.core.api.signing import signed_headers
 from scripts.shots.archive import BRANDS
 from scripts.shots.shot import Shot
 from scripts.shots.world import SECRET, World

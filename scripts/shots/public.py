@@ -15,8 +15,8 @@ import httpx
 import msgspec
 from playwright.sync_api import Page
 
-from rk.core.signing import signed_headers
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from scripts.shots.shot import Shot
 from scripts.shots.world import SECRET, World

@@ -25,8 +25,8 @@ import httpx
 import msgspec
 import yaml
 
-from rk.core.signing import signed_headers
-from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import BrandRef, ImageRef, Look, ShowIngest
 from scripts.shots.looks import look_jpeg
 
 RK = str(Path(sys.executable).with_name("rk"))

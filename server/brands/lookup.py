@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from rk.core.wire import MAX_ID, BrandInfo
+from rk.core.api.wire import MAX_ID, BrandInfo
 from rk.server.brands.repository import brand_by_id, brand_by_old_uid, brand_by_uid
 from rk.server.brands.uids import brand_id_by_uid
 

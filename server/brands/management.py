@@ -7,8 +7,8 @@ import time
 
 from msgspec import Struct
 
-from rk.core.errors import RkError
-from rk.core.wire import BrandInfo
+from rk.core.api.errors import RkError
+from rk.core.api.wire import BrandInfo
 from rk.server.brands.lookup import brand_info
 from rk.server.brands.repository import brand_id_named, brands_in_name_order, create_brand
 from rk.server.brands.uids import new_brand_uid

@@ -15,8 +15,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 
+from rk.core.api.storage import Storage
 from rk.core.config import Settings
-from rk.core.storage import Storage
 from rk.server.brands import find_brand
 from rk.server.console.accounts.guards import user_of
 from rk.server.console.articles import TABS, list_articles

@@ -13,7 +13,7 @@ from typing import Any, Literal, cast, get_args
 
 from msgspec import Struct
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.console.repository.articles import count_in_tab, listed_rows
 from rk.server.moderation import TAB_COUNTS as COUNTS
 from rk.server.moderation import visible_status

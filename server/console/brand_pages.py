@@ -12,8 +12,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import FormMultiDict, State
 from litestar.di import NamedDependency
 
-from rk.core.storage import Storage
-from rk.core.wire import BrandInfo
+from rk.core.api.storage import Storage
+from rk.core.api.wire import BrandInfo
 from rk.server.brands import BrandInputError, add_brand, brand_info, clean_name
 from rk.server.console.accounts.guards import admin_only
 from rk.server.console.articles import recent_articles, tab_counts

@@ -10,7 +10,7 @@ import json
 
 from msgspec import Struct
 
-from rk.core.wire import BrandInfo
+from rk.core.api.wire import BrandInfo
 from rk.server.brands import BrandInputError, clean_name
 from rk.server.console.job_rows import JobRow, job_row
 from rk.server.console.repository.brands import (

@@ -13,8 +13,8 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import FormMultiDict, State
 from litestar.types import Guard
 
-from rk.core.errors import RkError
-from rk.core.sources import source_registry
+from rk.core.api.errors import RkError
+from rk.core.api.lookups import source_registry
 from rk.server.brands import find_brand
 from rk.server.console.accounts.guards import admin_only
 from rk.server.console.crawl import list_tasks

@@ -13,8 +13,8 @@ from typing import Any
 from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 
-from rk.core.keys import is_media_key
-from rk.core.storage import Storage
+from rk.core.api.keys import is_media_key
+from rk.core.api.storage import Storage
 from rk.server.media import PRIVATE, KeyParam, error_answer, serve_object
 
 

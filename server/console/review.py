@@ -12,7 +12,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.console.articles import cover_row
 from rk.server.console.repository.review import (
     article_rows,

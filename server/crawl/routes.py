@@ -1,6 +1,6 @@
 """The signed crawl-task API under ``/admin/internal/crawl/tasks``: claim, heartbeat, result.
 
-Spiders (``rk spider serve``) call these through ``rk.core.client.BackendClient``. The
+Spiders (``rk spider serve``) call these through ``rk.core.runtime.client.BackendClient``. The
 lease and attempt rules live in ``rk.server.crawl.tasks``; a heartbeat or result
 from a worker that no longer holds the task is that service's ``TaskNotHeld``, answered
 409 with one line, and changes nothing.
@@ -16,7 +16,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import JSONBody, Parameter
 
-from rk.core.wire import MAX_ID, CrawlClaim, CrawlHeartbeat, CrawlResult, CrawlTask
+from rk.core.api.wire import MAX_ID, CrawlClaim, CrawlHeartbeat, CrawlResult, CrawlTask
 from rk.server.crawl.tasks import CrawlTasks
 
 TaskId = Annotated[int, Parameter(ge=1, le=MAX_ID, description="The crawl task's id")]

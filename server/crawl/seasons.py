@@ -19,10 +19,11 @@ from typing import Any
 import asyncpg
 from msgspec import Struct
 
+from rk.core.api.errors import RkError
+from rk.core.api.lookups import get_source
+from rk.core.api.sources import SeasonSource, season_slug
+from rk.core.api.wire import BrandInfo
 from rk.core.config import Settings
-from rk.core.errors import RkError
-from rk.core.sources import SeasonSource, get_source, season_slug
-from rk.core.wire import BrandInfo
 from rk.server.brands import BrandInputError, brand_info, clean_name, new_brand, slugs_of
 from rk.server.crawl.repository_seasons import (
     brand_named,
@@ -58,7 +59,7 @@ async def season_brands(
         UnknownPlugin, NoSeasons: no such source, or one that cannot list seasons.
         NoSuchSeason: the site has no such season; SourceError: the page cannot be read.
     """
-    from rk.core.http import polite_client
+    from rk.core.runtime.http import polite_client
 
     slug = season_slug(season)
     cls = get_source(source)

@@ -23,9 +23,9 @@ from typing import Literal, get_args
 
 import msgspec
 
+from rk.core.api.sources import season_slug
+from rk.core.api.wire import CrawlTask
 from rk.core.config import QueueSettings
-from rk.core.sources import season_slug
-from rk.core.wire import CrawlTask
 from rk.server.crawl.repository import (
     CrawlStore,
     CrawlTaskRow,

@@ -27,12 +27,12 @@ import msgspec
 import pluggy
 from msgspec import Struct
 
+from rk.core.api.keys import CONTENT_KEY, Kind, thumb_key
+from rk.core.api.queues import Job
+from rk.core.api.storage import Storage
+from rk.core.api.wire import ImageRef, ShowIngest
 from rk.core.config import Settings
-from rk.core.faults import fault_point
-from rk.core.keys import CONTENT_KEY, Kind, thumb_key
-from rk.core.queues import Job
-from rk.core.storage import Storage
-from rk.core.wire import ImageRef, ShowIngest
+from rk.core.runtime.faults import fault_point
 from rk.server.ingest.fetch import Fetcher
 from rk.server.ingest.intake import decode_queued, source_kinds
 from rk.server.ingest.repository import (

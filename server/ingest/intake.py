@@ -13,8 +13,8 @@ from collections.abc import Mapping
 import msgspec
 import pluggy
 
-from rk.core.sources import source_registry
-from rk.core.wire import Kind, ShowIngest
+from rk.core.api.lookups import source_registry
+from rk.core.api.wire import Kind, ShowIngest
 from rk.server.brands import BrandIds
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.jobs.engine import JobQueue

@@ -25,7 +25,7 @@ from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.params import JSONBody
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from rk.core.wire import IngestAccepted, ShowIngest
+from rk.core.api.wire import IngestAccepted, ShowIngest
 from rk.server.ingest.intake import ShowIntake
 from rk.server.platform.http.errors import ApiError, send_error
 from rk.server.platform.signing.hmac_guard import (

@@ -13,9 +13,8 @@ from litestar import Controller, get, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, Parameter
 
-from rk.core.config import Settings
-from rk.core.storage import Storage
-from rk.core.wire import (
+from rk.core.api.storage import Storage
+from rk.core.api.wire import (
     BrandEnsure,
     BrandInfo,
     UploadUrl,
@@ -23,6 +22,7 @@ from rk.core.wire import (
     UploadUrls,
     UploadUrlsRequest,
 )
+from rk.core.config import Settings
 from rk.server.brands import BrandInputError, brand_info
 from rk.server.crawl import ensure_brand
 from rk.server.media import grant_many, grant_one

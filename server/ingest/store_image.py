@@ -1,7 +1,7 @@
 """Get one image of a show into storage: reuse a spider-uploaded key, else download it.
 
 Every stored image gets its thumbnail, made once by whoever holds the bytes: from the
-site's smaller rendition (``ImageRef.thumb_url``) when ``rk.core.renditions`` says it
+site's smaller rendition (``ImageRef.thumb_url``) when ``rk.core.runtime.renditions`` says it
 stands in for the original, else from the original (a fallback is logged). Keys this
 job uses are claimed in the database before they are looked at (``media_refs``), and keys
 it writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
@@ -22,12 +22,12 @@ from typing import Literal
 import msgspec
 from msgspec import Struct
 
-from rk.core.errors import InvalidKey
-from rk.core.keys import Hashed, Kind, content_key, parse_content_key, thumb_key
-from rk.core.renditions import rendition_thumbnail
-from rk.core.storage import Storage
-from rk.core.thumbs import pixel_problem, thumbnail
-from rk.core.wire import ImageRef
+from rk.core.api.errors import InvalidKey
+from rk.core.api.keys import Hashed, Kind, content_key, parse_content_key, thumb_key
+from rk.core.api.storage import Storage
+from rk.core.api.wire import ImageRef
+from rk.core.runtime.renditions import rendition_thumbnail
+from rk.core.runtime.thumbs import pixel_problem, thumbnail
 from rk.server.ingest.fetch import Failure, Fetcher, FetchError
 from rk.server.ingest.repository import known_original_size, thumbnail_in_use
 from rk.server.media import claim, delete_if_unreferenced, image_info, thumbnail_problem

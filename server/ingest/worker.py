@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import pluggy
 
-from rk.core.plugins import notify
-from rk.core.queues import Job
+from rk.core.api.plugins import notify
+from rk.core.api.queues import Job
 from rk.server.platform.http.errors import one_line
 from rk.server.platform.jobs.claim import Claim, ClaimLost
 from rk.server.platform.jobs.engine import JobQueue

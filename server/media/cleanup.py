@@ -13,8 +13,8 @@ from typing import Final
 import msgspec
 from msgspec import Struct
 
-from rk.core.queues import Job
-from rk.core.storage import Storage
+from rk.core.api.queues import Job
+from rk.core.api.storage import Storage
 from rk.server.media.refs import delete_if_unreferenced
 from rk.server.media.repository import article_deleted_at, article_object_keys
 from rk.server.platform.jobs.claim import Claim

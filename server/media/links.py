@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import ClassVar
 
+from rk.core.api.storage import ObjectInfo, Storage
+from rk.core.api.wire import UploadUrl
 from rk.core.media_urls import media_url
-from rk.core.storage import ObjectInfo, Storage
-from rk.core.wire import UploadUrl
 
 CONSOLE_MEDIA_PATH = "/admin/media/"
 

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Iterable
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.media.repository_refs import (
     claimed_by_another_job,
     delete_claims_of,

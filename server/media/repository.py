@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rk.core.keys import THUMB_KEY
+from rk.core.api.keys import THUMB_KEY
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.db.tables import Article, Image
 from rk.server.similarity import PUBLISHED

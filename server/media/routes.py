@@ -16,7 +16,7 @@ no-store``. Every answer has ``X-Content-Type-Options: nosniff`` and the content
 bytes decode as (``application/octet-stream`` when they are no image): never a type taken
 on trust.
 
-Dependencies the app must provide: ``storage`` (the ``rk.core.storage.Storage``
+Dependencies the app must provide: ``storage`` (the ``rk.core.api.storage.Storage``
 instance), ``secret`` (the ``str`` that signs upload and read URLs, the same one given to
 the storage as ``StorageContext.secret``) and ``settings``; public reads need the database.
 """
@@ -32,12 +32,12 @@ from litestar.di import NamedDependency
 from litestar.params import Parameter
 from msgspec import Struct
 
+from rk.core.api.errors import ConfigError, InvalidKey, SignatureError
+from rk.core.api.keys import is_media_key
+from rk.core.api.storage import Storage
+from rk.core.api.wire import ErrorBody
 from rk.core.config import Settings
-from rk.core.errors import ConfigError, InvalidKey, SignatureError
-from rk.core.keys import is_media_key
 from rk.core.media_urls import ReadExpired, UploadExpired, verify_read, verify_upload
-from rk.core.storage import Storage
-from rk.core.wire import ErrorBody
 from rk.server.media.access import published_key
 from rk.server.media.thumb_check import image_info
 from rk.server.platform.http.errors import one_line

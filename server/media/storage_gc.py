@@ -22,9 +22,9 @@ import time
 import msgspec
 from msgspec import Struct
 
-from rk.core.keys import THUMB_KEY, is_media_key, parse_content_key, thumb_key
-from rk.core.storage import ObjectInfo, Storage
-from rk.core.wire import ShowIngest
+from rk.core.api.keys import THUMB_KEY, is_media_key, parse_content_key, thumb_key
+from rk.core.api.storage import ObjectInfo, Storage
+from rk.core.api.wire import ShowIngest
 from rk.server.media.refs import delete_if_unreferenced
 from rk.server.media.repository_refs import drop_dead_claims
 from rk.server.media.repository_sweep import (

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import time
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.media.storage_gc import sweep
 from rk.server.platform.http.errors import one_line
 from rk.server.platform.jobs.background import stop_task

@@ -2,7 +2,7 @@
 
 A thumbnail key does not name its own bytes, so whoever uploaded one could have put
 anything there. Before an image row references a stored thumbnail it must decode as a
-JPEG of the size ``rk.core.thumbs.make_thumbnail`` makes from the original: shortest side
+JPEG of the size ``rk.core.runtime.thumbs.make_thumbnail`` makes from the original: shortest side
 ``min(thumb_size, original's shortest side)``, the long side in proportion (EXIF rotation
 may swap the two).
 """

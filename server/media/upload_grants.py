@@ -15,11 +15,11 @@ import asyncio
 import logging
 import time
 
+from rk.core.api.errors import InvalidKey
+from rk.core.api.keys import CONTENT_KEY, KINDS, THUMB_KEY, parse_content_key
+from rk.core.api.storage import Storage
+from rk.core.api.wire import UploadUrl, UploadUrlRequest
 from rk.core.config import Settings
-from rk.core.errors import InvalidKey
-from rk.core.keys import CONTENT_KEY, KINDS, THUMB_KEY, parse_content_key
-from rk.core.storage import Storage
-from rk.core.wire import UploadUrl, UploadUrlRequest
 from rk.server.media.repository import images_with_keys
 from rk.server.platform.http.errors import ApiError, Unavailable
 

@@ -21,8 +21,8 @@ import msgspec
 import pluggy
 from msgspec import Struct
 
+from rk.core.api.plugins import notify
 from rk.core.media_urls import media_url
-from rk.core.plugins import notify
 from rk.server.media import KIND as MEDIA_CLEANUP
 from rk.server.media import MediaCleanup, published_key
 from rk.server.moderation.repository import (

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import msgspec
 import pluggy
 
+from rk.core.api.embedders import Embedder
+from rk.core.api.lookups import get_embedder
 from rk.core.config import Settings
-from rk.core.embedders import Embedder, get_embedder
 from rk.server.platform.http.errors import Unavailable
 from rk.server.similarity.embeddings import ModelInfo
 

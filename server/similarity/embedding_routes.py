@@ -14,9 +14,9 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, Parameter
 
+from rk.core.api.storage import Storage
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingSubmitted, PendingEmbeddings
 from rk.core.config import Settings
-from rk.core.storage import Storage
-from rk.core.wire import EmbeddingSubmit, EmbeddingSubmitted, PendingEmbeddings
 from rk.server.similarity.embed_runtime import EmbedRuntime
 from rk.server.similarity.embeddings import MAX_PENDING, lease_pending, submit
 

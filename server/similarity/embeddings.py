@@ -22,9 +22,9 @@ import msgspec
 import numpy as np
 import pluggy
 
-from rk.core.plugins import notify
-from rk.core.storage import Storage
-from rk.core.wire import (
+from rk.core.api.plugins import notify
+from rk.core.api.storage import Storage
+from rk.core.api.wire import (
     EmbeddingSubmit,
     EmbeddingSubmitted,
     EmbeddingVector,

@@ -16,9 +16,9 @@ from typing import Any
 import pluggy
 
 from rk.core import hookimpl
-from rk.core.embedders import Embedder
-from rk.core.storage import Storage
-from rk.core.wire import (
+from rk.core.api.embedders import Embedder
+from rk.core.api.storage import Storage
+from rk.core.api.wire import (
     EmbeddingFailure,
     EmbeddingSubmit,
     EmbeddingSubmitted,

@@ -23,8 +23,8 @@ import contextlib
 import logging
 
 from rk.core import hookimpl
+from rk.core.api.vector_indexes import VectorIndex
 from rk.core.config import VectorSettings
-from rk.core.vector_indexes import VectorIndex
 from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
 from rk.server.similarity.neighbour_lists import Batch, next_batch, write_lists

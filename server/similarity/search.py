@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from msgspec import Struct
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.platform.http.errors import NotFound
 from rk.server.similarity.neighbours import normalised
 from rk.server.similarity.repository.search import (

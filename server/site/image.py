@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from msgspec import Struct
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.platform.http.errors import NotFound
 from rk.server.similarity import similar

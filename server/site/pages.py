@@ -10,7 +10,7 @@ from typing import Any
 
 from litestar import Controller, Request, Response, get
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.similarity import runtime_of
 from rk.server.site.brands import brand_by_uid, brand_index
 from rk.server.site.facets import facets

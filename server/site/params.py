@@ -12,7 +12,7 @@ from typing import Annotated
 
 from litestar.params import PathParameter, QueryParameter
 
-from rk.core.wire import MAX_ID
+from rk.core.api.wire import MAX_ID
 from rk.server.platform.http.errors import NotFound
 
 ID = re.compile(r"^[1-9]\d{0,17}$")

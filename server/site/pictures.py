@@ -11,7 +11,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 
 URL_TTL_S = 6 * 3600
 """Lifetime of presigned image URLs (S3 without a public base URL); far beyond page caching."""

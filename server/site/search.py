@@ -14,9 +14,9 @@ import asyncio
 import numpy as np
 from msgspec import Struct
 
-from rk.core.embedders import Embedder
-from rk.core.errors import NoTextTower
-from rk.core.storage import Storage
+from rk.core.api.embedders import Embedder
+from rk.core.api.errors import NoTextTower
+from rk.core.api.storage import Storage
 from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.similarity import (

@@ -16,10 +16,10 @@ from litestar.di import NamedDependency
 from litestar.params import Parameter
 from msgspec import Struct
 
-from rk.core.errors import NoTextTower
-from rk.core.storage import Storage
-from rk.core.vector_indexes import VectorIndex
-from rk.core.wire import MAX_ID
+from rk.core.api.errors import NoTextTower
+from rk.core.api.storage import Storage
+from rk.core.api.vector_indexes import VectorIndex
+from rk.core.api.wire import MAX_ID
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address

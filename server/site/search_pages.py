@@ -14,7 +14,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State, UploadFile
 from litestar.di import NamedDependency
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address

@@ -12,7 +12,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.platform.http.errors import NotFound
 from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from msgspec import Struct
 
-from rk.core.wire import MAX_ID
+from rk.core.api.wire import MAX_ID
 from rk.server.brands import UID_MATCH
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.http.errors import ApiError, NotFound

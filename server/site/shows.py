@@ -11,7 +11,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from rk.core.storage import Storage
+from rk.core.api.storage import Storage
 from rk.server.platform.db.sql_rows import LIVE, marks, rows
 from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
 from rk.server.site.show_filters import BadFilter, ShowFilters, where

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from rk.core.plugins import new_plugin_manager
-from rk.core.storage import StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.storage import StorageContext
 from rk.server.platform.db.engine import close, connect
 from tests.browser.conftest import DESKTOP, PHONE, run_async
 from tests.integration.public.archive import Archive, add_show, seed

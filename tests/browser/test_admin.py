@@ -25,8 +25,8 @@ import msgspec
 import pytest
 from playwright.sync_api import Page, expect
 
-from rk.core.signing import signed_headers
-from rk.core.wire import BrandRef, ImageRef, Look, ShowIngest
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import BrandRef, ImageRef, Look, ShowIngest
 from tests.browser.conftest import PHONE, horizontal_overflow, screenshot
 from tests.integration.public.archive import photo
 from tests.integration.spider.procs import RK, Backend, clean_env

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from rk.core.plugins import new_plugin_manager
-from rk.core.storage import StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.storage import StorageContext
 from rk.server.platform.db.engine import close, connect
 from tests.browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
 from tests.integration.public.archive import Archive, seed

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 
-from rk.core.plugins import new_plugin_manager
-from rk.core.storage import StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.storage import StorageContext
 from rk.server.console.accounts.users import create_user
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.tables import Article

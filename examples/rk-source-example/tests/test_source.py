@@ -14,7 +14,7 @@ from rk_source_example.demo_site import make_server
 from rk_source_example.source import ExampleSource
 
 from rk.core import BrandTarget
-from rk.core.sources import get_source
+from rk.core.api.lookups import get_source
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ from litestar.exceptions import PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.response import Redirect
 
+from rk.core.api.errors import RkError
 from rk.core.config import Settings
-from rk.core.errors import RkError
 from rk.server.console.accounts.sessions import session_user
 from rk.server.console.accounts.users import User
 

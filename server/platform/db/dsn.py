@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from rk.core.errors import ConfigError
+from rk.core.api.errors import ConfigError
 
 EXPECTED = "expected sqlite:///<path> or postgresql://user@host:port/db"
 Engine = Literal["sqlite", "postgresql"]

@@ -30,7 +30,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from rk.core.errors import ConfigError
+from rk.core.api.errors import ConfigError
 from rk.server.platform.db.database import Row, TaskTransactions
 from rk.server.platform.db.dsn import sqlite_path
 from rk.server.platform.db.sqlite_checkpoints import BACKSTOP_PAGES, Checkpointer

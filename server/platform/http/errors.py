@@ -15,9 +15,9 @@ from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap, Receive, Scope, Send
 
-from rk.core.errors import InvalidKey, RkError, SignatureError
+from rk.core.api.errors import InvalidKey, RkError, SignatureError
+from rk.core.api.wire import ErrorBody, decode_error_line
 from rk.core.redact import public_message
-from rk.core.wire import ErrorBody, decode_error_line
 from rk.server.platform.http.outage import RETRY_AFTER_S, is_outage
 from rk.server.platform.http.request_context import CLIENT_CLOSED, client_gone
 from rk.server.platform.web.errors import error_page, wants_html

@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
-from rk.core.wire import ErrorBody
+from rk.core.api.wire import ErrorBody
 
 
 class FixedAnswer:

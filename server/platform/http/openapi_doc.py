@@ -28,8 +28,8 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec.enums import OpenAPIType
 
-from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
-from rk.core.wire import Inbound
+from rk.core.api.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
+from rk.core.api.wire import Inbound
 
 SIGNED = "/admin/internal/"
 PHOTO_SEARCH = "/api/search/image"

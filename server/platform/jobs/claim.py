@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 
-from rk.core.queues import Job
+from rk.core.api.queues import Job
 from rk.server.platform.http.errors import one_line
 from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.engine import JobQueue

@@ -27,8 +27,9 @@ from typing import Literal, get_args
 
 import pluggy
 
+from rk.core.api.lookups import get_queue_backend
+from rk.core.api.queues import Job, QueueBackend, SignedJob
 from rk.core.config import QueueSettings
-from rk.core.queues import Job, QueueBackend, SignedJob, get_queue_backend
 from rk.server.platform.db.database import Database, open_database
 from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.prefetch import Prefetch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from msgspec import Struct
 
-from rk.core.wire import ShowIngest
+from rk.core.api.wire import ShowIngest
 from rk.server.platform.jobs.engine import Outcome
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from rk.core.queues import ClaimsInBatches, Job, SignedJob, job_from_row, unique_claims
+from rk.core.api.queues import ClaimsInBatches, Job, SignedJob, job_from_row, unique_claims
 from rk.server.platform.db.pg_database import PgDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from rk.core.queues import Job
+from rk.core.api.queues import Job
 
 
 class Prefetch:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from rk.core.queues import QueueBackend, SignedJob
+from rk.core.api.queues import QueueBackend, SignedJob
 
 MAX_BATCH = 256
 """The most jobs one round trip writes."""

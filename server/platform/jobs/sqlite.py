@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import ClassVar
 
-from rk.core.queues import ClaimsInBatches, Job, SignedJob, job_from_row
+from rk.core.api.queues import ClaimsInBatches, Job, SignedJob, job_from_row
 from rk.server.platform.db.sqlite_database import SqliteDatabase
 
 JOB_COLUMNS = "id, kind, payload, attempts, brand_id"

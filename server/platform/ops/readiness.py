@@ -10,8 +10,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from functools import cache
 
+from rk.core.api.storage import Storage
 from rk.core.redact import redact
-from rk.core.storage import Storage
 from rk.server.platform.db.migrate import discover
 from rk.server.platform.ops.repository import applied_migration_ids, database_round_trip
 

@@ -1,6 +1,6 @@
 """The HMAC check of ``/admin/internal/*``: every request must be signed with the ingest secret.
 
-The signed path is the raw request path plus ``?query`` (as ``rk.core.signing`` defines
+The signed path is the raw request path plus ``?query`` (as ``rk.core.api.signing`` defines
 it). ``hmac_guard`` guards the routes of the internal router: it checks the signature
 headers (present, well formed, fresh) before reading any body, so an unsigned request is
 a 401 without its body being read; reading the body then caches it for the handler and
@@ -22,7 +22,13 @@ from litestar.datastructures import State
 from litestar.handlers.base import BaseRouteHandler
 from litestar.types import Scope
 
-from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, check_headers, verify
+from rk.core.api.signing import (
+    NONCE_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    check_headers,
+    verify,
+)
 from rk.server.platform.http.errors import ApiError
 
 _SIGNATURE, _TIMESTAMP, _NONCE = (

@@ -11,7 +11,7 @@ import time
 from litestar import Controller, get
 
 from rk import __version__
-from rk.core.wire import Pong
+from rk.core.api.wire import Pong
 
 
 class PingController(Controller):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from msgspec import Struct
 
+from rk.core.api.errors import ConfigError
 from rk.core.config import Settings
-from rk.core.errors import ConfigError
 
 SECRET_FILE = "ingest.secret"
 

@@ -8,9 +8,10 @@ import logging
 
 import pluggy
 
+from rk.core.api.errors import ConfigError, UnknownPlugin
+from rk.core.api.lookups import vector_index_registry
+from rk.core.api.vector_indexes import VectorIndex
 from rk.core.config import VectorSettings
-from rk.core.errors import ConfigError, UnknownPlugin
-from rk.core.vector_indexes import VectorIndex, vector_index_registry
 from rk.server.platform.db.sql_rows import engine
 
 log = logging.getLogger("rk.server")

@@ -14,8 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from rk.core.api.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
 from rk.core.config import VectorSettings
-from rk.core.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
 from rk.server.similarity.neighbour_lists import Thresholds
 from rk.server.similarity.neighbour_thresholds import HELD
 from rk.server.similarity.neighbours import BLOCK_ROWS, SKIP, Placement

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rk.core.vector_indexes import Floats, Scored, VectorIndex
+from rk.core.api.vector_indexes import Floats, Scored, VectorIndex
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import asyncio
 
 import numpy as np
 
-from rk.core.vector_indexes import Scored
+from rk.core.api.vector_indexes import Scored
 from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.similarity.vectors.pg_database import pg_database
 from rk.server.similarity.vectors.pg_spaces import Space

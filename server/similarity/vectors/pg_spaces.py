@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from piccolo.engine.base import Engine
 
+from rk.core.api.vector_indexes import Heartbeat, Progress
 from rk.core.config import VectorSettings
-from rk.core.vector_indexes import Heartbeat, Progress
 from rk.server.platform.db.sql_rows import engine, rows
 from rk.server.similarity.vectors.pg_build import build_index, hnsw_ddl
 from rk.server.similarity.vectors.pg_clock import hold_vector_clock

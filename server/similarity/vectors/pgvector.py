@@ -20,9 +20,9 @@ import asyncio
 import logging
 from typing import ClassVar
 
+from rk.core.api.errors import RkError
+from rk.core.api.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
 from rk.core.config import VectorSettings
-from rk.core.errors import RkError
-from rk.core.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.console.accounts.users import check_sign_in
 from rk.server.platform.db.tables import AdminSession
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of, post_form, sign_in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.console.accounts.users import set_disabled
 from rk.server.platform.db.tables import AdminSession, ModerationAudit
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of, sign_in

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.platform.db.tables import AdminSession
 from tests.integration.admin.console import HTML, PASSWORD, account, csrf_of
 from tests.integration.server.helpers import Backend, backend_settings, running_backend

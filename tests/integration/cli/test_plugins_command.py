@@ -63,7 +63,7 @@ THIRD_PARTY = """
 
 USE_IT = """
 import asyncio, msgspec
-from rk.core.sources import get_source
+from rk.core.api.lookups import get_source
 source = get_source("thirdsite")(None, {})
 shows = asyncio.run(source.list_shows(None, 1))
 print(msgspec.json.encode(asyncio.run(source.fetch_show(shows[0], None))).decode())

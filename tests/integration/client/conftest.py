@@ -1,7 +1,7 @@
 """A stand-in backend on 127.0.0.1 that verifies signatures and answers like DESIGN.md says.
 
 It lets the client's tests run without the real backend (built separately in
-``rk.server``): every ``/admin/internal/*`` request is checked with ``rk.core.signing.verify``
+``rk.server``): every ``/admin/internal/*`` request is checked with ``rk.core.api.signing.verify``
 against the raw request target (path plus query), bodies are decoded strictly with the
 wire Structs, and answers are wire Structs. ``/put/<key>?size=&sha1=`` plays a presigned
 storage URL (it stores only the granted bytes), and ``site`` maps paths to images served
@@ -21,10 +21,10 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import msgspec
 import pytest
 
-from rk.core.errors import SignatureError
-from rk.core.keys import CONTENT_KEY, sha1_hex
-from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
-from rk.core.wire import (
+from rk.core.api.errors import SignatureError
+from rk.core.api.keys import CONTENT_KEY, sha1_hex
+from rk.core.api.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from rk.core.api.wire import (
     BrandInfo,
     CrawlClaim,
     CrawlHeartbeat,

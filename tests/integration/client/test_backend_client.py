@@ -8,18 +8,9 @@ import httpx
 import msgspec
 import pytest
 
-from rk.core.client import (
-    BackendAuthError,
-    BackendClient,
-    BackendProtocolError,
-    BackendRejected,
-    BackendUnavailable,
-    TaskLost,
-    retry_backend,
-)
-from rk.core.keys import sha1_hex
-from rk.core.signing import signed_headers
-from rk.core.wire import (
+from rk.core.api.keys import sha1_hex
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import (
     BrandInfo,
     BrandRef,
     CrawlResult,
@@ -31,6 +22,15 @@ from rk.core.wire import (
     Look,
     ShowIngest,
     UploadUrlRequest,
+)
+from rk.core.runtime.client import (
+    BackendAuthError,
+    BackendClient,
+    BackendProtocolError,
+    BackendRejected,
+    BackendUnavailable,
+    TaskLost,
+    retry_backend,
 )
 from tests.support.net import free_port
 
@@ -196,7 +196,7 @@ async def test_retry_backend_waits_out_an_outage_logging_once(
 ) -> None:
     backend.tasks.append(TASK)
     backend.force("crawl/tasks", *[(503, b"restarting")] * 3)
-    caplog.set_level(logging.INFO, logger="rk.core.client")
+    caplog.set_level(logging.INFO, logger="rk.core.runtime.client")
     async with BackendClient(backend.endpoint, SECRET) as client:
         task = await retry_backend(lambda: client.claim("w1", "vogue"), what="claim", base_s=0.01)
     assert task == TASK

@@ -10,13 +10,13 @@ import msgspec
 import pytest
 from PIL import Image
 
-from rk.core import worker_metrics
-from rk.core.client import BackendClient
+from rk.core.api.keys import sha1_hex
+from rk.core.api.wire import ImageRef, Look, ShowIngest
 from rk.core.config import MediaSettings, Settings, SpiderSettings
-from rk.core.http import polite_client
-from rk.core.keys import sha1_hex
-from rk.core.media_upload import MediaUploader, UploadStats
-from rk.core.wire import ImageRef, Look, ShowIngest
+from rk.core.runtime import worker_metrics
+from rk.core.runtime.client import BackendClient
+from rk.core.runtime.http import polite_client
+from rk.core.runtime.media_upload import MediaUploader, UploadStats
 
 from .conftest import SECRET, StandInBackend
 

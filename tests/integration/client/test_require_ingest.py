@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rk.core.client import BackendClient, require_ingest
+from rk.core.api.errors import ConfigError
 from rk.core.config import IngestSettings, Settings
-from rk.core.errors import ConfigError
+from rk.core.runtime.client import BackendClient, require_ingest
 
 GOOD = "http://backend:8092/admin/internal/ingest"
 

@@ -13,13 +13,13 @@ from urllib.parse import urlsplit
 import pytest
 from PIL import Image
 
-from rk.core.client import BackendClient
+from rk.core.api.keys import sha1_hex
+from rk.core.api.sources import ShowSummary
 from rk.core.config import MediaSettings, Settings, SpiderSettings
-from rk.core.http import polite_client
-from rk.core.keys import sha1_hex
-from rk.core.media_upload import MediaUploader
-from rk.core.sources import ShowSummary
-from rk.core.thumbs import make_thumbnail
+from rk.core.runtime.client import BackendClient
+from rk.core.runtime.http import polite_client
+from rk.core.runtime.media_upload import MediaUploader
+from rk.core.runtime.thumbs import make_thumbnail
 from rk.plugins.vogue.source import VogueSource
 from tests.integration.spider.photos import PhotoSite, serve_photo_site
 

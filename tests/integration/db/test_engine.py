@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rk.core.errors import ConfigError
+from rk.core.api.errors import ConfigError
 from rk.server.platform.db.database import Database, open_database
 from rk.server.platform.db.dsn import engine_of
 from rk.server.platform.db.engine import close, connect, redact_dsn, sqlite_path

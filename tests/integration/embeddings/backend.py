@@ -12,8 +12,8 @@ import msgspec
 import numpy as np
 from PIL import Image as PILImage
 
+from rk.core.api.plugins import RkPluginManager
 from rk.core.config import EmbedSettings, Settings, VisionSettings
-from rk.core.plugins import RkPluginManager
 from rk.server.platform.db.tables import Article, Image
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rk.core.plugins import RkPluginManager
-from rk.core.storage import Storage, StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage, StorageContext
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 

@@ -12,8 +12,8 @@ import msgspec
 import numpy as np
 import pytest
 
-from rk.core.plugins import RkPluginManager
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.server.platform.db.tables import ImageEmbedding
 from tests.integration.embeddings.backend import (

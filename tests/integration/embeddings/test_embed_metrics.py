@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.platform.db.tables import Image
 from tests.integration.embeddings.backend import add_article, add_image, add_images, embed_backend
 from tests.integration.embeddings.test_spider_embed import spider_config

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.server.platform.db.tables import ImageEmbedding, ImageEmbeddingFailure, ImageNeighbor
 from tests.integration.embeddings.backend import TINY_CLIP, embed_backend

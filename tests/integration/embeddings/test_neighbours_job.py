@@ -6,8 +6,8 @@ import asyncio
 
 import numpy as np
 
-from rk.core.plugins import RkPluginManager
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.server.platform.db.tables import ImageEmbedding, ImageNeighbor, JobLock
 from rk.server.platform.jobs.job_lock import JobLease
 from rk.server.similarity.embeddings import ModelInfo, submit

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from piccolo.querystring import QueryString
 
-from rk.core.plugins import RkPluginManager
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.server.platform.db.engine import sqlite_path
 from rk.server.platform.db.tables import Article, Image, ImageEmbedding

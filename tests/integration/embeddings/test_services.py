@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from rk.core import hookimpl
-from rk.core.plugins import RkPluginManager
-from rk.core.storage import Storage
-from rk.core.wire import EmbeddingFailure, EmbeddingSubmit, EmbeddingVector
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage
+from rk.core.api.wire import EmbeddingFailure, EmbeddingSubmit, EmbeddingVector
 from rk.server.platform.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure
 from rk.server.similarity.embeddings import (
     ModelInfo,

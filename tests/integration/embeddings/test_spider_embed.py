@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import uvicorn
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.plugins.clip_embed.service import create_app
 from rk.server.platform.db.tables import Image, ImageEmbedding, ImageEmbeddingFailure

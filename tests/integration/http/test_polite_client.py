@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from rk.core.config import SpiderSettings
-from rk.core.http import polite_client
+from rk.core.runtime.http import polite_client
 from tests.support.net import free_port
 
 from .conftest import Reply, ScriptServer
@@ -37,7 +37,7 @@ async def test_retry_after_is_honoured(
     site: ScriptServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     url = site.script("/limited", Reply(429, headers={"Retry-After": "1"}), Reply(200, b"fine"))
-    caplog.set_level(logging.INFO, logger="rk.core.http")
+    caplog.set_level(logging.INFO, logger="rk.core.runtime.http")
     async with polite_client(FAST) as client:
         response = await client.get(url)
     assert (response.status_code, response.content) == (200, b"fine")

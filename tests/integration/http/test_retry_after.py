@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import email.utils
 
-from rk.core.http import backoff_s, retry_after_s
+from rk.core.runtime.http import backoff_s, retry_after_s
 
 
 def test_seconds() -> None:

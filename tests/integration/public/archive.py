@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image as PILImage
 
-from rk.core.plugins import new_plugin_manager
-from rk.core.storage import Storage
-from rk.core.thumbs import make_thumbnail
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.storage import Storage
+from rk.core.runtime.thumbs import make_thumbnail
 from rk.core.uids import brand_uid
 from rk.server.moderation.moderation import Actor, moderate
 from rk.server.platform.db.tables import Article, Brand, Image

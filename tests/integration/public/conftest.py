@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from tests.integration.public.archive import Archive, seed
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
 

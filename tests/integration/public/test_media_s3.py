@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from tests.integration.admin.console import HTML
 from tests.integration.public.archive import Archive, add_show, set_status
 from tests.integration.public.test_media_takedown import assert_withheld, keys_of

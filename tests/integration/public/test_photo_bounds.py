@@ -14,8 +14,8 @@ import httpx
 import msgspec
 from PIL import Image
 
+from rk.core.api.plugins import RkPluginManager
 from rk.core.config import SearchSettings
-from rk.core.plugins import RkPluginManager
 from tests.integration.embeddings.backend import embed_settings, picture
 from tests.integration.server.helpers import Backend, running_backend
 

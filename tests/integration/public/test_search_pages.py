@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from tests.integration.embeddings.backend import embed_backend
 from tests.integration.public.archive import Archive, seed, set_status
 from tests.integration.public.vectors import embed_archive, wait_placed

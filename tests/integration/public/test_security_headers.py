@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import msgspec
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.platform.web.static_files import static_url
 from tests.integration.admin.console import HTML, account, sign_in
 from tests.integration.public.archive import Archive

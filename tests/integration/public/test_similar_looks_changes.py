@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.platform.db.public_changes import read_changes
 from rk.server.platform.db.tables import ImageNeighbor
 from tests.integration.embeddings.backend import embed_backend

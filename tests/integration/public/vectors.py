@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pluggy
 
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.server.platform.db.tables import Image, ImageEmbedding
 from rk.server.similarity.embeddings import ModelInfo, submit

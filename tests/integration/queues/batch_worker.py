@@ -13,8 +13,8 @@ import asyncio
 import json
 import sys
 
+from rk.core.api.queues import Job
 from rk.core.config import QueueSettings
-from rk.core.queues import Job
 from rk.server.platform.jobs.engine import JobQueue
 
 

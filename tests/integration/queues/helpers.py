@@ -10,7 +10,7 @@ from typing import Any
 
 import asyncpg
 
-from rk.core.queues import Job
+from rk.core.api.queues import Job
 from rk.server.platform.db.dsn import sqlite_path
 from rk.server.platform.jobs.engine import JobQueue
 

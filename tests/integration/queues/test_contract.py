@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from rk.core.api.queues import Job
 from rk.core.config import QueueSettings
-from rk.core.queues import Job
 from rk.server.platform.jobs.engine import JobQueue
 from rk.server.platform.jobs.postgres import PostgresQueue
 from rk.server.platform.jobs.sqlite import SqliteQueue

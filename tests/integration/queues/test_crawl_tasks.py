@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from rk.core.api.wire import CrawlTask
 from rk.core.config import QueueSettings
-from rk.core.wire import CrawlTask
 from rk.server.crawl.tasks import (
     CrawlTasks,
     TaskConflict,

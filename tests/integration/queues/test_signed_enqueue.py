@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from rk.core.api.queues import SignedJob
 from rk.core.config import QueueSettings
-from rk.core.queues import SignedJob
 from rk.server.platform.jobs.engine import JobQueue
 from rk.server.platform.jobs.signed_batches import SignedBatches
 from tests.integration.queues.helpers import Clock, Rows

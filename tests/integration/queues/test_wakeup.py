@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from rk.core.api.plugins import get_plugin_manager
+from rk.core.api.queues import Job
 from rk.core.config import QueueSettings
-from rk.core.plugins import get_plugin_manager
-from rk.core.queues import Job
 from rk.server.ingest.worker import IngestWorkers
 from rk.server.platform.jobs.claim import Claim
 from rk.server.platform.jobs.engine import JobQueue

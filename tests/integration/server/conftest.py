@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from rk.core.api.plugins import RkPluginManager
 from rk.core.config import Settings
-from rk.core.plugins import RkPluginManager
 from tests.integration.server.helpers import Backend, backend_settings, running_backend
 from tests.integration.server.images import ImageServer, serve_images
 

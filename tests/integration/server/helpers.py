@@ -13,6 +13,10 @@ import httpx
 import msgspec
 import uvicorn
 
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.signing import signed_headers
+from rk.core.api.storage import Storage
+from rk.core.api.wire import BrandRef, ImageRef, Kind, Look, ShowIngest
 from rk.core.config import (
     IngestSettings,
     QueueSettings,
@@ -21,11 +25,7 @@ from rk.core.config import (
     Settings,
     SpiderSettings,
 )
-from rk.core.plugins import RkPluginManager
-from rk.core.signing import signed_headers
-from rk.core.storage import Storage
 from rk.core.uids import brand_uid
-from rk.core.wire import BrandRef, ImageRef, Kind, Look, ShowIngest
 from rk.server.app import create_app
 from rk.server.platform.db.tables import Article, Brand, Image, IngestJob
 from rk.server.platform.http.proxies import proxy_options

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import ignored_auth, positive_data_acceptance
 
-from rk.core.signing import signed_headers
+from rk.core.api.signing import signed_headers
 from tests.support.cli import RK
 from tests.support.net import free_port, wait_for_port
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from rk.core.plugins import RkPluginManager
-from rk.core.thumbs import make_thumbnail
-from rk.core.wire import MAX_ID
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.wire import MAX_ID
+from rk.core.runtime.thumbs import make_thumbnail
 from rk.server.platform.db.tables import CrawlTask, ImageEmbeddingFailure
 from tests.integration.embeddings.backend import embed_backend
 from tests.integration.server.conftest import StartBackend

@@ -11,7 +11,7 @@ import json
 
 import msgspec
 
-from rk.core.wire import ImageRef, Look, ShowIngest
+from rk.core.api.wire import ImageRef, Look, ShowIngest
 from rk.server.platform.db.tables import Brand
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import Backend, article_of, images_of, show

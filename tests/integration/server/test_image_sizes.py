@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from rk.core.plugins import RkPluginManager
-from rk.core.storage import StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import StorageContext
 from rk.server.media.storage_gc import sweep
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate

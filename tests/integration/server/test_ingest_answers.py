@@ -20,8 +20,8 @@ import httpx
 import msgspec
 import pytest
 
-from rk.core.plugins import new_plugin_manager
-from rk.core.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signed_headers
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.signing import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, signed_headers
 from rk.server.ingest.intake import source_kinds
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import (

@@ -23,9 +23,9 @@ import uvicorn
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rk.core.plugins import RkPluginManager
-from rk.core.signing import signed_headers
-from rk.core.wire import ShowIngest
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import ShowIngest
 from rk.server.app import create_app
 from tests.integration.server.helpers import INGEST, SECRET, backend_settings
 

@@ -7,9 +7,9 @@ import json
 
 from PIL import Image as PILImage
 
-from rk.core.keys import sha1_hex
-from rk.core.thumbs import make_thumbnail
-from rk.core.wire import ImageRef
+from rk.core.api.keys import sha1_hex
+from rk.core.api.wire import ImageRef
+from rk.core.runtime.thumbs import make_thumbnail
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import UPLOAD_URL, article_of, images_of, show
 from tests.integration.server.images import Answer, ImageServer, jpeg

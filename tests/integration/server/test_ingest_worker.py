@@ -14,7 +14,7 @@ import msgspec
 from PIL import Image as PILImage
 
 from rk.core import hookimpl
-from rk.core.wire import ImageRef
+from rk.core.api.wire import ImageRef
 from rk.server.platform.db.tables import Article, Image
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import UPLOAD_URL, Backend, article_of, images_of, show

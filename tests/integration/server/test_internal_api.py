@@ -13,9 +13,9 @@ import httpx
 import msgspec
 import pytest
 
-from rk.core.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from rk.core.api.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from rk.core.api.wire import BrandRef
 from rk.core.uids import brand_uid
-from rk.core.wire import BrandRef
 from rk.server.platform.db.tables import IngestJob
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import (

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from rk.core.faults import ENV as FAULT_ENV
+from rk.core.runtime.faults import ENV as FAULT_ENV
 from tests.integration.queues.helpers import fetch_rows
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import backend_settings, show

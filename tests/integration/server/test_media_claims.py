@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from rk.core.api.keys import content_key, sha1_hex, thumb_key
+from rk.core.api.queues import Job
+from rk.core.api.storage import StorageContext
 from rk.core.config import QueueSettings
-from rk.core.keys import content_key, sha1_hex, thumb_key
-from rk.core.queues import Job
-from rk.core.storage import StorageContext
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 from rk.server.ingest.store_image import Written
 from rk.server.media.refs import delete_if_unreferenced

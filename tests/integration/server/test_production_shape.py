@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rk.core.wire import ImageRef
+from rk.core.api.wire import ImageRef
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import (
     UPLOAD_URL,

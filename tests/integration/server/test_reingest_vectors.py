@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rk.core.api.plugins import RkPluginManager
 from rk.core.config import VectorSettings
-from rk.core.plugins import RkPluginManager
 from rk.server.platform.db.tables import Article
 from rk.server.similarity.vectors.exact import ExactIndex
 from tests.integration.server.conftest import StartBackend

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import msgspec
 
-from rk.core.signing import NONCE_HEADER, signed_headers
+from rk.core.api.signing import NONCE_HEADER, signed_headers
 from rk.server.platform.db.tables import SignedRequest
 from rk.server.platform.signing.replay_guard import ReplayGuard
 from tests.integration.server.conftest import StartBackend

@@ -19,7 +19,7 @@ import httpx
 import msgspec
 import pytest
 
-from rk.core.signing import signed_headers
+from rk.core.api.signing import signed_headers
 from tests.integration.server.helpers import INGEST, show
 from tests.integration.server.images import Answer, ImageServer, jpeg
 from tests.support.cli import RK

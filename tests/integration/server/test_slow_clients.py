@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import msgspec
 
-from rk.core.signing import signed_headers
+from rk.core.api.signing import signed_headers
 from rk.server.platform.http.capacity import MESSAGE, RETRY_AFTER_S
 from tests.integration.server.helpers import INGEST, SECRET, UPLOAD_URL, show
 from tests.integration.server.test_operations import Samples, samples

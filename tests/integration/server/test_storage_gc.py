@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from rk.core.signing import signed_headers
+from rk.core.api.signing import signed_headers
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.tables import IngestJob
 from tests.integration.server.helpers import INGEST, show

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import msgspec
 
-from rk.core.client import BackendClient
+from rk.core.api.wire import MAX_UPLOADS_PER_REQUEST, ImageRef, Look, ShowIngest
 from rk.core.config import MediaSettings, Settings, SpiderSettings
-from rk.core.http import polite_client
-from rk.core.media_upload import MediaUploader
-from rk.core.wire import MAX_UPLOADS_PER_REQUEST, ImageRef, Look, ShowIngest
+from rk.core.runtime.client import BackendClient
+from rk.core.runtime.http import polite_client
+from rk.core.runtime.media_upload import MediaUploader
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import (
     INGEST,

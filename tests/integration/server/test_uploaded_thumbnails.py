@@ -14,8 +14,8 @@ import json
 import pytest
 from PIL import Image as PILImage
 
-from rk.core.thumbs import make_thumbnail
-from rk.core.wire import ImageRef
+from rk.core.api.wire import ImageRef
+from rk.core.runtime.thumbs import make_thumbnail
 from tests.integration.server.conftest import StartBackend
 from tests.integration.server.helpers import UPLOAD_URL, Backend, article_of, images_of, show
 from tests.integration.server.images import jpeg

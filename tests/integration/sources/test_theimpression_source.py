@@ -9,12 +9,13 @@ import httpx
 import msgspec
 import pytest
 
+from rk.core.api.errors import ConfigError, ShowSkipped, SourceError
+from rk.core.api.lookups import get_source
+from rk.core.api.sources import ShowSummary
+from rk.core.api.wire import ShowIngest
 from rk.core.config import SpiderSettings
-from rk.core.crawler import crawl
-from rk.core.errors import ConfigError, ShowSkipped, SourceError
-from rk.core.http import polite_client
-from rk.core.sources import ShowSummary, get_source
-from rk.core.wire import ShowIngest
+from rk.core.runtime.crawler import crawl
+from rk.core.runtime.http import polite_client
 from rk.plugins.theimpression.source import TheImpressionSource
 from tests.support.sites import SiteServer, serve_wp_rest
 

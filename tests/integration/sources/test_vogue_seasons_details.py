@@ -7,8 +7,8 @@ import logging
 import httpx
 import pytest
 
-from rk.core.errors import ConfigError
-from rk.core.sources import BrandTarget, NoSuchSeason, SeasonSource, ShowSummary
+from rk.core.api.errors import ConfigError
+from rk.core.api.sources import BrandTarget, NoSuchSeason, SeasonSource, ShowSummary
 from rk.plugins.vogue.source import VogueSource
 from tests.support.sites import SiteServer
 

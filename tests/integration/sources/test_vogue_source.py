@@ -8,12 +8,13 @@ import httpx
 import msgspec
 import pytest
 
+from rk.core.api.errors import ConfigError, ShowSkipped, SourceError
+from rk.core.api.lookups import get_source
+from rk.core.api.sources import BrandTarget, ShowSummary
+from rk.core.api.wire import ShowIngest
 from rk.core.config import SpiderSettings
-from rk.core.crawler import crawl
-from rk.core.errors import ConfigError, ShowSkipped, SourceError
-from rk.core.http import polite_client
-from rk.core.sources import BrandTarget, ShowSummary, get_source
-from rk.core.wire import ShowIngest
+from rk.core.runtime.crawler import crawl
+from rk.core.runtime.http import polite_client
 from rk.plugins.vogue.source import VogueSource
 from tests.support.net import free_port
 from tests.support.sites import SiteServer

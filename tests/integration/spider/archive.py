@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from rk.core.errors import SourceError
-from rk.core.keys import sha1_hex
-from rk.core.sources import BrandTarget
-from rk.core.wire import ShowIngest
+from rk.core.api.errors import SourceError
+from rk.core.api.keys import sha1_hex
+from rk.core.api.sources import BrandTarget
+from rk.core.api.wire import ShowIngest
 from rk.plugins.vogue.source import VogueSource
 from rk.server.platform.db.tables import Article, CrawlTask, Image, IngestJob
 from tests.integration.spider.photos import PhotoSite

@@ -12,9 +12,9 @@ import httpx
 import msgspec
 import pytest
 
-from rk.core.client import BackendClient, TaskLost
-from rk.core.signing import signed_headers
-from rk.core.wire import CrawlResult
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import CrawlResult
+from rk.core.runtime.client import BackendClient, TaskLost
 from rk.server.platform.db.tables import Brand
 from tests.integration.spider import archive
 from tests.integration.spider.conftest import E2E, SECRET

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from rk.cli.main import app
-from rk.core.sources import source_registry
+from rk.core.api.lookups import source_registry
 
 Rk = Callable[..., Result]
 

@@ -1,17 +1,17 @@
-"""``rk.core.crawler.crawl`` in process against the local Vogue-like site: how sink errors end
-(or do not end) a crawl.
+"""``rk.core.runtime.crawler.crawl`` in process against the local Vogue-like site: how sink errors
+end (or do not end) a crawl.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from rk.core.client import BackendAuthError, BackendRejected
+from rk.core.api.sources import BrandTarget
+from rk.core.api.wire import ShowIngest
 from rk.core.config import SpiderSettings
-from rk.core.crawler import crawl
-from rk.core.http import polite_client
-from rk.core.sources import BrandTarget
-from rk.core.wire import ShowIngest
+from rk.core.runtime.client import BackendAuthError, BackendRejected
+from rk.core.runtime.crawler import crawl
+from rk.core.runtime.http import polite_client
 from rk.plugins.vogue.source import VogueSource
 from tests.integration.spider.photos import PhotoSite
 

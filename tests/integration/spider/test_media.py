@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from rk.core.keys import sha1_hex
+from rk.core.api.keys import sha1_hex
 from tests.integration.spider import archive
 from tests.integration.spider.conftest import E2E
 from tests.integration.spider.procs import eventually

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import msgspec
 
-from rk.core.errors import ShowSkipped
-from rk.core.wire import BrandRef, ShowIngest
+from rk.core.api.errors import ShowSkipped
+from rk.core.api.wire import BrandRef, ShowIngest
 from rk.plugins.theimpression.source import TheImpressionSource
 from rk.server.brands.lookup import brand_info
 from tests.integration.spider import archive

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rk.core.plugins import RkPluginManager
-from rk.core.storage import Storage, StorageContext, open_storage
+from rk.core.api.lookups import open_storage
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage, StorageContext
 from tests.integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
 from tests.support.net import free_port
 

@@ -15,8 +15,8 @@ import uvicorn
 from litestar import Litestar
 from litestar.di import Provide
 
+from rk.core.api.storage import Storage
 from rk.core.config import Settings
-from rk.core.storage import Storage
 from rk.server.media.routes import media_routes
 from tests.support.net import free_port, wait_for_port
 

@@ -7,9 +7,9 @@ import time
 import httpx
 import pytest
 
-from rk.core.errors import InvalidKey
-from rk.core.keys import content_key, sha1_hex, thumb_key
-from rk.core.storage import Storage
+from rk.core.api.errors import InvalidKey
+from rk.core.api.keys import content_key, sha1_hex, thumb_key
+from rk.core.api.storage import Storage
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 
 BODY = b"\xff\xd8\xff\xe0 not really a jpeg, but bytes are bytes \x00\x01"

@@ -14,10 +14,11 @@ import pytest
 from msgspec import Struct
 from PIL import Image
 
-from rk.core.errors import ConfigError
-from rk.core.keys import content_key, sha1_hex, thumb_key
+from rk.core.api.errors import ConfigError
+from rk.core.api.keys import content_key, sha1_hex, thumb_key
+from rk.core.api.lookups import open_storage
+from rk.core.api.storage import StorageContext
 from rk.core.media_urls import read_signature, read_url, upload_url
-from rk.core.storage import StorageContext, open_storage
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 from tests.integration.storage.helpers import SECRET, new_bucket, run_moto, s3_url, serve_media
 from tests.support.net import free_port

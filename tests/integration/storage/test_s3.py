@@ -16,10 +16,10 @@ from botocore import auth as botocore_auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from rk.core.client import BackendClient
-from rk.core.errors import ConfigError
-from rk.core.keys import content_key, sha1_hex, thumb_key
-from rk.core.storage import StorageContext
+from rk.core.api.errors import ConfigError
+from rk.core.api.keys import content_key, sha1_hex, thumb_key
+from rk.core.api.storage import StorageContext
+from rk.core.runtime.client import BackendClient
 from rk.plugins.s4_storage.store import ObjectStoreStorage
 from tests.integration.storage.helpers import new_bucket, run_moto, s3_url
 

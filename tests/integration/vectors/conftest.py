@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from rk.core.api.lookups import get_vector_index
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.vector_indexes import VectorIndex
 from rk.core.config import VectorSettings
-from rk.core.plugins import RkPluginManager
-from rk.core.vector_indexes import VectorIndex, get_vector_index
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from tests.support.pg import fresh_database

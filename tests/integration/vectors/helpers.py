@@ -7,7 +7,7 @@ import numpy.typing as npt
 import pluggy
 from piccolo.querystring import QueryString
 
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.server.platform.db.tables import Image, ImageEmbedding
 from rk.server.similarity.embeddings import ModelInfo, submit, vector_bytes
 from rk.server.similarity.neighbour_lists import decode

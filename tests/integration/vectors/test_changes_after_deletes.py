@@ -15,8 +15,8 @@ from asyncio.subprocess import PIPE
 import numpy as np
 import pytest
 
+from rk.core.api.plugins import RkPluginManager
 from rk.core.config import VectorSettings
-from rk.core.plugins import RkPluginManager
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.tables import Image, ImageNeighbor
@@ -147,8 +147,8 @@ async def test_a_deleted_vector_never_appears_in_answers(
 OTHER_PROCESS = """
 import asyncio, sys
 import numpy as np
-from rk.core.plugins import new_plugin_manager
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.tables import Image
 from rk.server.similarity.embeddings import ModelInfo, submit

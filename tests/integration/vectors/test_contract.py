@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.platform.db.tables import Article, ImageEmbedding
 from rk.server.similarity.embeddings import vector_bytes
 from rk.server.similarity.neighbours import normalised

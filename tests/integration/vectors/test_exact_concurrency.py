@@ -27,8 +27,8 @@ from tests.integration.vectors.helpers import DIM, MODEL
 WRITER = """
 import asyncio, sys
 import numpy as np
-from rk.core.plugins import new_plugin_manager
-from rk.core.wire import EmbeddingSubmit, EmbeddingVector
+from rk.core.api.plugins import new_plugin_manager
+from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.server.platform.db.engine import close, connect
 from rk.server.similarity.embeddings import ModelInfo, submit
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rk.core.api.plugins import RkPluginManager
 from rk.core.config import VectorSettings
-from rk.core.plugins import RkPluginManager
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.jobs.job_lock import JobLease

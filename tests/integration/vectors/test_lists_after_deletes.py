@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rk.core.plugins import RkPluginManager
+from rk.core.api.plugins import RkPluginManager
 from rk.server.platform.db.tables import ImageEmbedding
 from rk.server.platform.jobs.job_lock import JobLease
 from rk.server.similarity.neighbours_job import NeighboursJob

@@ -9,10 +9,10 @@ import logging
 import numpy as np
 import pytest
 
+from rk.core.api.errors import RkError
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.vector_indexes import Placed
 from rk.core.config import VectorSettings
-from rk.core.errors import RkError
-from rk.core.plugins import RkPluginManager
-from rk.core.vector_indexes import Placed
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.sql_rows import rows

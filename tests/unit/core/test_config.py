@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from rk.core.api.errors import ConfigError
+from rk.core.api.sources import thumb_size_option
 from rk.core.config import find_config, load_settings, masked
-from rk.core.errors import ConfigError
-from rk.core.sources import thumb_size_option
 
 
 def write(tmp_path: Path, text: str, name: str = "config.yml") -> Path:

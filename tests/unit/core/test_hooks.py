@@ -10,15 +10,21 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rk.core import hookimpl, hookspecs
-from rk.core.embedders import EmbedResult, get_embedder
-from rk.core.errors import PluginConflict, UnknownPlugin
-from rk.core.plugins import RkPluginManager, notify
-from rk.core.queues import get_queue_backend
-from rk.core.sources import BrandTarget, ShowSummary, get_source
-from rk.core.storage import StorageContext, open_storage
-from rk.core.vector_indexes import get_vector_index
-from rk.core.wire import ImageRef, Look, ShowIngest
+from rk.core import hookimpl
+from rk.core.api import hookspecs
+from rk.core.api.embedders import EmbedResult
+from rk.core.api.errors import PluginConflict, UnknownPlugin
+from rk.core.api.lookups import (
+    get_embedder,
+    get_queue_backend,
+    get_source,
+    get_vector_index,
+    open_storage,
+)
+from rk.core.api.plugins import RkPluginManager, notify
+from rk.core.api.sources import BrandTarget, ShowSummary
+from rk.core.api.storage import StorageContext
+from rk.core.api.wire import ImageRef, Look, ShowIngest
 
 HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("rk_"))
 SECTIONS = ("When:", "Returns:", "Results:", "Example::")

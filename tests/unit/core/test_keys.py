@@ -8,8 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rk.core.errors import InvalidKey
-from rk.core.keys import Hashed, content_key, is_media_key, parse_content_key, sha1_hex, thumb_key
+from rk.core.api.errors import InvalidKey
+from rk.core.api.keys import (
+    Hashed,
+    content_key,
+    is_media_key,
+    parse_content_key,
+    sha1_hex,
+    thumb_key,
+)
 from rk.core.uids import brand_uid
 
 

@@ -6,8 +6,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from rk.core.errors import ConfigError, InvalidKey, SignatureError
-from rk.core.keys import content_key, sha1_hex, thumb_key
+from rk.core.api.errors import ConfigError, InvalidKey, SignatureError
+from rk.core.api.keys import content_key, sha1_hex, thumb_key
 from rk.core.media_urls import (
     ReadExpired,
     UploadExpired,

@@ -8,11 +8,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rk.core import hookimpl, hookspecs
-from rk.core.errors import PluginConflict, UnknownPlugin
-from rk.core.plugins import RkPluginManager, new_plugin_manager, notify
-from rk.core.queues import get_queue_backend
-from rk.core.sources import get_source, source_registry
+from rk.core import hookimpl
+from rk.core.api import hookspecs
+from rk.core.api.errors import PluginConflict, UnknownPlugin
+from rk.core.api.lookups import get_queue_backend, get_source, source_registry
+from rk.core.api.plugins import RkPluginManager, new_plugin_manager, notify
 
 Register = Callable[[Any, str], Any]
 

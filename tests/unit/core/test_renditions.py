@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from rk.core.renditions import (
+from rk.core.runtime.renditions import (
     Header,
     fit_problem,
     integrity_problem,
     read_header,
     rendition_thumbnail,
 )
-from rk.core.thumbs import make_thumbnail
+from rk.core.runtime.thumbs import make_thumbnail
 
 
 def photo(size: tuple[int, int], seed: int = 1) -> Image.Image:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rk.core.sources import season_slug
+from rk.core.api.sources import season_slug
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rk.core.errors import SignatureError
-from rk.core.signing import (
+from rk.core.api.errors import SignatureError
+from rk.core.api.signing import (
     NONCE_HEADER,
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,

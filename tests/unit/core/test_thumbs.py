@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from rk.core import thumbs
-from rk.core.thumbs import make_thumbnail, thumbnail
+from rk.core.runtime import thumbs
+from rk.core.runtime.thumbs import make_thumbnail, thumbnail
 
 
 def encode(img: Image.Image, fmt: str, **params: object) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from rk.core.wire import UploadUrl, UploadUrlRequest
+from rk.core.api.wire import UploadUrl, UploadUrlRequest
 
 ORIGINAL = "a" * 40
 THUMB = "b" * 40

@@ -5,8 +5,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from rk.core.api.wire import ShowIngest
 from rk.core.web_urls import browser_form, safe_href, web_url_problem
-from rk.core.wire import ShowIngest
 from tests.unit.core.test_wire import show
 
 SCRIPTING = [

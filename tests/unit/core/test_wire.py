@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rk.core.wire import (
+from rk.core.api.wire import (
     BrandRef,
     CrawlResult,
     EmbeddingSubmit,

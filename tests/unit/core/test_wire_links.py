@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from rk.core.wire import BrandEnsure, CrawlTask, ShowIngest
+from rk.core.api.wire import BrandEnsure, CrawlTask, ShowIngest
 
 BASE = {
     "source": "vogue",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rk.core.api.errors import ConfigError
 from rk.core.config import ServerSettings, Settings, load_settings, masked
-from rk.core.errors import ConfigError
 from rk.server.platform.ops.ops_access import OpsAccess
 
 TOKEN = "ops-token-0123456789abcdef"

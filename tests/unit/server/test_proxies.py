@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from rk.core.api.errors import ConfigError
 from rk.core.config import ServerSettings, load_settings
-from rk.core.errors import ConfigError
 from rk.server.platform.http.proxies import proxy_options
 
 

@@ -18,7 +18,7 @@ import re
 from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
-from rk.core.errors import RkError
+from rk.core.api.errors import RkError
 from rk.server.platform.db.migrate import execute
 
 SHOWN = 5

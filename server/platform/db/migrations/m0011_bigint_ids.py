@@ -2,7 +2,7 @@
 
 SQLite's ``INTEGER PRIMARY KEY`` is already 64-bit, so this changes PostgreSQL only: the
 id column and its sequence of every table whose rows accumulate. Ids in URLs and bodies
-are bounded to ``rk.core.wire.MAX_ID`` (2^62), so a larger one is a 404 or 422, never a
+are bounded to ``rk.core.api.wire.MAX_ID`` (2^62), so a larger one is a 404 or 422, never a
 database error.
 """
 

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from rk.core.embedders import Embedder, get_embedder
-from rk.core.errors import ConfigError, NoTextTower
-from rk.core.plugins import RkPluginManager
+from rk.core.api.embedders import Embedder
+from rk.core.api.errors import ConfigError, NoTextTower
+from rk.core.api.lookups import get_embedder
+from rk.core.api.plugins import RkPluginManager
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.plugins.clip_embed.model_dir import ModelDirError
 from rk.plugins.clip_embed.providers import ProviderError

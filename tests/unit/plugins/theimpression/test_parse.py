@@ -7,8 +7,8 @@ from collections.abc import Callable
 import msgspec
 import pytest
 
-from rk.core.errors import ShowSkipped
-from rk.core.wire import ShowIngest
+from rk.core.api.errors import ShowSkipped
+from rk.core.api.wire import ShowIngest
 from rk.plugins.theimpression.images import ImagePolicy
 from rk.plugins.theimpression.parse import (
     ImpressionParseError,

@@ -10,8 +10,8 @@ from xml.sax.saxutils import escape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rk.core.errors import ShowSkipped
-from rk.core.wire import ShowIngest
+from rk.core.api.errors import ShowSkipped
+from rk.core.api.wire import ShowIngest
 from rk.plugins.theimpression.images import ImagePolicy
 from rk.plugins.theimpression.parse import (
     ImpressionParseError,

@@ -12,8 +12,8 @@ from collections.abc import Callable
 import msgspec
 import pytest
 
-from rk.core.errors import ShowSkipped
-from rk.core.wire import BrandRef, ShowIngest
+from rk.core.api.errors import ShowSkipped
+from rk.core.api.wire import BrandRef, ShowIngest
 from rk.plugins.vogue.parse import (
     VogueParseError,
     image_url,

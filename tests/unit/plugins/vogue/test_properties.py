@@ -14,8 +14,8 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rk.core.errors import ShowSkipped
-from rk.core.wire import ImageRef, Look, ShowIngest
+from rk.core.api.errors import ShowSkipped
+from rk.core.api.wire import ImageRef, Look, ShowIngest
 from rk.plugins.vogue.parse import (
     ParsedShow,
     VogueParseError,

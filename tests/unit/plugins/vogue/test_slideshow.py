@@ -8,7 +8,7 @@ from collections.abc import Callable
 import msgspec
 import pytest
 
-from rk.core.wire import ImageRef, Look, ShowIngest
+from rk.core.api.wire import ImageRef, Look, ShowIngest
 from rk.plugins.vogue.parse import VogueParseError, parse_show
 from rk.plugins.vogue.slideshow import Slide, link_details, parse_slideshow
 

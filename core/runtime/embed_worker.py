@@ -26,11 +26,9 @@ import httpx
 import msgspec
 import numpy as np
 
-from rk.core import worker_metrics
-from rk.core.client import BackendClient
-from rk.core.embedders import Embedder, EmbedResult
-from rk.core.errors import RkError
-from rk.core.wire import (
+from rk.core.api.embedders import Embedder, EmbedResult
+from rk.core.api.errors import RkError
+from rk.core.api.wire import (
     EmbeddingFailure,
     EmbeddingSubmit,
     EmbeddingVector,
@@ -39,6 +37,8 @@ from rk.core.wire import (
     VisionEmbedResponse,
     printable,
 )
+from rk.core.runtime import worker_metrics
+from rk.core.runtime.client import BackendClient
 
 IN_FLIGHT = 1
 """Model calls at once. One: a call gets several batches, and the embedder pipelines

@@ -1,6 +1,6 @@
 """Thumbnails from a site's smaller rendition of a photo instead of its full-size original.
 
-Decoding the original is most of the CPU an image costs (``rk.core.thumbs``); the sites
+Decoding the original is most of the CPU an image costs (``rk.core.runtime.thumbs``); the sites
 serve the same photo a few hundred pixels wide, which decodes in about a millisecond. A
 rendition stands in only when the thumbnail it gives is the original's own: its upright
 aspect ratio is within a pixel of the original's, it covers the thumbnail's size (never
@@ -19,7 +19,7 @@ import warnings
 from msgspec import Struct
 from PIL import Image, UnidentifiedImageError
 
-from rk.core.thumbs import (
+from rk.core.runtime.thumbs import (
     MAX_PIXELS,
     orientation_of,
     pixel_problem,

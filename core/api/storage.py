@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import ClassVar, Protocol, runtime_checkable
-from urllib.parse import urlsplit
 
-import pluggy
 from msgspec import Struct
 
-from rk.core.errors import InvalidKey
-from rk.core.registry import Registry
-from rk.core.wire import UploadUrl
+from rk.core.api.wire import UploadUrl
 
 
 class StorageContext(Struct, frozen=True, kw_only=True):
@@ -78,22 +74,3 @@ class Storage(Protocol):
     async def url_for(self, key: str, expires_s: int) -> str:
         """A URL a client can GET the object from (public, presigned, or a backend route)."""
         ...
-
-
-def storage_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[Storage]]:
-    """Every registered storage class, by URL scheme."""
-    from rk.core.plugins import get_plugin_manager, registry_of
-
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_storages", "storage scheme", lambda c: c.schemes
-    )
-
-
-def open_storage(
-    url: str, context: StorageContext, pm: pluggy.PluginManager | None = None
-) -> Storage:
-    """The storage for ``url``, chosen by its scheme."""
-    scheme = urlsplit(url).scheme
-    if not scheme:
-        raise InvalidKey(f"storage URL {url!r} has no scheme (expected e.g. file:// or s3://)")
-    return storage_registry(pm).get(scheme)(url, context)

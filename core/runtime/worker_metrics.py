@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, ProcessCollector, start_http_server
 
-from rk.core.errors import ConfigError
+from rk.core.api.errors import ConfigError
 
 REGISTRY = CollectorRegistry()
 ProcessCollector(registry=REGISTRY)

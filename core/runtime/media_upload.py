@@ -5,7 +5,7 @@ PUT the bytes → report ``ImageRef{url, key, size, sha1}``. With the bytes in h
 makes the thumbnail (``thumb/<sha1 of the original>.jpg``) and uploads it, so the backend
 never needs the original; when the source named a smaller rendition (``thumb_url``) the
 thumbnail is made from that one small GET instead of decoding the original
-(``rk.core.renditions``), else (or when it is missing or unfit) from the original. Upload
+(``rk.core.runtime.renditions``), else (or when it is missing or unfit) from the original. Upload
 URLs are asked for a show at a time (``POST upload-urls``: one request for the originals,
 one for the new thumbnails). When the backend answers ``exists`` (the archive or storage
 already holds the key) nothing is PUT: a re-crawl uploads nothing new. Any failure of one
@@ -26,14 +26,14 @@ import msgspec
 from msgspec import Struct
 from PIL import Image, UnidentifiedImageError
 
-from rk.core import worker_metrics
-from rk.core.client import BackendClient, BackendError
+from rk.core.api.keys import KINDS, Kind, content_key, sha1_hex, thumb_key
+from rk.core.api.wire import ImageRef, ShowIngest, UploadUrl, UploadUrlRequest
 from rk.core.config import Settings
-from rk.core.keys import KINDS, Kind, content_key, sha1_hex, thumb_key
-from rk.core.media_download import DownloadFailed, download
-from rk.core.renditions import rendition_thumbnail
-from rk.core.thumbs import thumbnail
-from rk.core.wire import ImageRef, ShowIngest, UploadUrl, UploadUrlRequest
+from rk.core.runtime import worker_metrics
+from rk.core.runtime.client import BackendClient, BackendError
+from rk.core.runtime.media_download import DownloadFailed, download
+from rk.core.runtime.renditions import rendition_thumbnail
+from rk.core.runtime.thumbs import thumbnail
 
 log = logging.getLogger(__name__)
 

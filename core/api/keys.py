@@ -6,7 +6,7 @@ import hashlib
 import re
 from typing import Literal
 
-from rk.core.errors import InvalidKey
+from rk.core.api.errors import InvalidKey
 
 Kind = Literal["runway", "street"]
 KINDS: tuple[Kind, ...] = ("runway", "street")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
-from rk.core.errors import PluginConflict, UnknownPlugin
+from rk.core.api.errors import PluginConflict, UnknownPlugin
 
 T = TypeVar("T")
 

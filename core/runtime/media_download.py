@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from rk.core import worker_metrics
+from rk.core.runtime import worker_metrics
 
 
 class DownloadFailed(Exception):

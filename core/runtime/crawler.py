@@ -15,11 +15,11 @@ import httpx
 import msgspec
 from msgspec import Struct
 
-from rk.core import worker_metrics
-from rk.core.client import BackendRejected
-from rk.core.errors import ShowSkipped, SourceError
-from rk.core.sources import BrandTarget, SeasonSource, ShowSummary, Source
-from rk.core.wire import BrandRef, ShowIngest
+from rk.core.api.errors import ShowSkipped, SourceError
+from rk.core.api.sources import BrandTarget, SeasonSource, ShowSummary, Source
+from rk.core.api.wire import BrandRef, ShowIngest
+from rk.core.runtime import worker_metrics
+from rk.core.runtime.client import BackendRejected
 
 log = logging.getLogger("rk.crawl")
 

@@ -59,7 +59,7 @@ class ImageRef(Inbound, kw_only=True):
     ``look`` is for detail shots: the number of the look the detail belongs to (None: not
     linked); the backend ignores it on a look's own image. ``thumb_url`` is a smaller
     rendition the site serves of the same photo: whoever makes the thumbnail may make it
-    from that instead of decoding the original (``rk.core.renditions``).
+    from that instead of decoding the original (``rk.core.runtime.renditions``).
     """
 
     url: Url

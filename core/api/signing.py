@@ -16,7 +16,7 @@ import re
 import secrets
 import time
 
-from rk.core.errors import SignatureError
+from rk.core.api.errors import SignatureError
 
 TIMESTAMP_HEADER = "X-RK-Timestamp"
 SIGNATURE_HEADER = "X-RK-Signature"

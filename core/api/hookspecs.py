@@ -1,7 +1,7 @@
 """The whole rk plugin API: every hook a plugin may implement.
 
 Registration hooks are cheap and synchronous: they return classes, open nothing and load
-no weights. Event hooks are dispatched through ``rk.core.plugins.notify`` so a failing
+no weights. Event hooks are dispatched through ``rk.core.api.plugins.notify`` so a failing
 plugin is logged and never breaks the pipeline.
 """
 
@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from rk.core.embedders import Embedder
-    from rk.core.queues import QueueBackend
-    from rk.core.sources import Source
-    from rk.core.storage import Storage
-    from rk.core.vector_indexes import VectorIndex
-    from rk.core.wire import ShowIngest
+    from rk.core.api.embedders import Embedder
+    from rk.core.api.queues import QueueBackend
+    from rk.core.api.sources import Source
+    from rk.core.api.storage import Storage
+    from rk.core.api.vector_indexes import VectorIndex
+    from rk.core.api.wire import ShowIngest
 
 hookspec = pluggy.HookspecMarker("rk")
 hookimpl = pluggy.HookimplMarker("rk")

@@ -17,17 +17,17 @@ from collections.abc import Callable
 
 import httpx
 
-from rk.core.client import (
+from rk.core.api.sources import BrandTarget, Source
+from rk.core.api.wire import CrawlResult, CrawlTask, ShowIngest, printable
+from rk.core.logs import log_ids
+from rk.core.runtime.client import (
     BackendClient,
     BackendError,
     BackendRejected,
     TaskLost,
     retry_backend,
 )
-from rk.core.crawler import CrawlStats, ShowUploader, crawl
-from rk.core.logs import log_ids
-from rk.core.sources import BrandTarget, Source
-from rk.core.wire import CrawlResult, CrawlTask, ShowIngest, printable
+from rk.core.runtime.crawler import CrawlStats, ShowUploader, crawl
 
 log = logging.getLogger("rk.spider")
 

@@ -11,10 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-import pluggy
 from msgspec import Struct
-
-from rk.core.registry import Registry
 
 
 class Job(Struct, frozen=True, kw_only=True):
@@ -159,18 +156,3 @@ def unique_claims(done: list[tuple[Job, str, str]]) -> dict[tuple[int, int], int
     for i, (job, _, _) in enumerate(done):
         first.setdefault((job.id, job.attempts), i)
     return first
-
-
-def queue_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[QueueBackend]]:
-    """Every registered queue backend class, by database scheme."""
-    from rk.core.plugins import get_plugin_manager, registry_of
-
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_queues", "queue backend", lambda c: c.schemes
-    )
-
-
-def get_queue_backend(dsn: str, pm: pluggy.PluginManager | None = None) -> type[QueueBackend]:
-    """The queue backend class for a database DSN, chosen by its scheme."""
-    scheme = dsn.split("://", 1)[0].split("+", 1)[0]
-    return queue_registry(pm).get(scheme)

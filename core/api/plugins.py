@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import pluggy
 
-from rk.core import hookspecs
-from rk.core.registry import Registry, build_registry
+from rk.core.api import hookspecs
+from rk.core.api.registry import Registry, build_registry
 
 log = logging.getLogger("rk.plugins")
 T = TypeVar("T")

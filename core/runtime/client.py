@@ -1,8 +1,8 @@
 """BackendClient: the spider side of the signed spider ⇄ backend protocol (docs/api.md).
 
 Given the ingest endpoint ``…/admin/internal/ingest`` it derives every other endpoint,
-signs each request with ``rk.core.signing`` (the signed path includes ``?query``), and
-speaks msgspec Structs from ``rk.core.wire``. It uses its own plain ``httpx.AsyncClient``:
+signs each request with ``rk.core.api.signing`` (the signed path includes ``?query``), and
+speaks msgspec Structs from ``rk.core.api.wire``. It uses its own plain ``httpx.AsyncClient``:
 the backend is not a source site, so source politeness does not apply to it.
 
 Errors say what to do: ``BackendAuthError`` (secrets differ), ``TaskLost`` (409, the lease
@@ -24,10 +24,9 @@ from urllib.parse import urlsplit
 import httpx
 import msgspec
 
-from rk.core.config import IngestSettings, Settings
-from rk.core.errors import ConfigError, RkError
-from rk.core.signing import signed_headers
-from rk.core.wire import (
+from rk.core.api.errors import ConfigError, RkError
+from rk.core.api.signing import signed_headers
+from rk.core.api.wire import (
     BrandEnsure,
     BrandInfo,
     CrawlClaim,
@@ -46,6 +45,7 @@ from rk.core.wire import (
     UploadUrls,
     UploadUrlsRequest,
 )
+from rk.core.config import IngestSettings, Settings
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-import pluggy
 from msgspec import Struct
-
-from rk.core.registry import Registry
 
 
 class EmbedResult(Struct, frozen=True, kw_only=True):
@@ -39,17 +36,3 @@ class Embedder(Protocol):
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
         """Embed texts; raises NoTextTower when the model has none."""
         ...
-
-
-def embedder_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[Embedder]]:
-    """Every registered embedder class, by ``name``."""
-    from rk.core.plugins import get_plugin_manager, registry_of
-
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_embedders", "embedder", lambda cls: [cls.name]
-    )
-
-
-def get_embedder(name: str, pm: pluggy.PluginManager | None = None) -> type[Embedder]:
-    """The embedder class called ``name``; UnknownPlugin lists the available ones."""
-    return embedder_registry(pm).get(name)

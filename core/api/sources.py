@@ -7,12 +7,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import httpx
-import pluggy
 from msgspec import Struct
 
-from rk.core.errors import ConfigError, SourceError
-from rk.core.registry import Registry
-from rk.core.wire import ShowIngest
+from rk.core.api.errors import ConfigError, SourceError
+from rk.core.api.wire import ShowIngest
 
 
 class NoSuchSeason(SourceError):
@@ -127,17 +125,3 @@ class SeasonSource(Source, Protocol):
         when the season page cannot be read, and ValueError when ``season`` is not a slug.
         """
         ...
-
-
-def source_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[Source]]:
-    """Every registered source class, by ``name``."""
-    from rk.core.plugins import get_plugin_manager, registry_of
-
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_sources", "source", lambda cls: [cls.name]
-    )
-
-
-def get_source(name: str, pm: pluggy.PluginManager | None = None) -> type[Source]:
-    """The source class called ``name``; UnknownPlugin lists the available ones."""
-    return source_registry(pm).get(name)

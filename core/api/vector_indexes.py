@@ -16,10 +16,8 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-import pluggy
 
 from rk.core.config import VectorSettings
-from rk.core.registry import Registry
 
 Floats = npt.NDArray[np.float32]
 Ids = npt.NDArray[np.int64]
@@ -85,17 +83,3 @@ class VectorIndex(Protocol):
     async def close(self) -> None:
         """Release what the index holds."""
         ...
-
-
-def vector_index_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[VectorIndex]]:
-    """Every registered vector-index class, by ``name``."""
-    from rk.core.plugins import get_plugin_manager, registry_of
-
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_vector_indexes", "vector index", lambda c: [c.name]
-    )
-
-
-def get_vector_index(name: str, pm: pluggy.PluginManager | None = None) -> type[VectorIndex]:
-    """The vector-index class called ``name``; UnknownPlugin lists the available ones."""
-    return vector_index_registry(pm).get(name)
