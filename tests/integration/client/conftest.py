@@ -1,4 +1,4 @@
-"""A stand-in backend on 127.0.0.1 that verifies signatures and answers like DESIGN.md says.
+"""A stand-in backend on 127.0.0.1 that verifies signatures and answers as docs/api.md says.
 
 It lets the client's tests run without the real backend (built separately in
 ``rk.server``): every ``/admin/internal/*`` request is checked with ``rk.core.api.signing.verify``
