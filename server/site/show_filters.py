@@ -15,6 +15,7 @@ from msgspec import Struct
 
 from rk.core.api.wire import MAX_ID
 from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.site.params import FilterQuery
 from rk.server.site.repository.brands import published_brand
 
 KINDS = {"runway": "Runway", "street": "Street style"}
@@ -70,19 +71,13 @@ def _text(name: str, value: str | None) -> str:
     return text
 
 
-async def parse_filters(
-    brand: str | None = None,
-    season: str | None = None,
-    year: str | None = None,
-    city: str | None = None,
-    kind: str | None = None,
-) -> ShowFilters:
-    """Checked filters from raw query values (None or empty = not filtered).
+async def parse_filters(query: FilterQuery) -> ShowFilters:
+    """Checked filters from the URL's raw values (None or empty = not filtered).
 
     A brand is taken by either uid, only while it has a published show: a filter by a brand
     the public cannot see must not tell its name.
     """
-    brand_uid = (brand or "").strip()
+    brand_uid = (query.brand or "").strip()
     brand_id, brand_name = 0, ""
     if brand_uid:
         if not UID.match(brand_uid):
@@ -92,19 +87,19 @@ async def parse_filters(
             raise NotFound(f"no brand {brand_uid!r} with published shows: see /brands")
         brand_uid = str(row["uid"])
         brand_id, brand_name = int(row["id"]), str(row["name"])
-    year_text = (year or "").strip()
+    year_text = (query.year or "").strip()
     if year_text and not YEAR.match(year_text):
         raise BadFilter(f"year {year_text[:20]!r} is not a year like 2025")
-    kind_text = (kind or "").strip()
+    kind_text = (query.kind or "").strip()
     if kind_text and kind_text not in KINDS:
         raise BadFilter(f"kind {kind_text[:20]!r} is unknown; use runway or street")
     return ShowFilters(
         brand=brand_uid,
         brand_id=brand_id,
         brand_name=brand_name,
-        season=_text("season", season),
+        season=_text("season", query.season),
         year=int(year_text) if year_text else 0,
-        city=_text("city", city),
+        city=_text("city", query.city),
         kind=kind_text,
     )
 
