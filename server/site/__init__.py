@@ -1,16 +1,18 @@
 """rk.server.site: the visitors' site (published articles only) and its JSON twin under /api.
 
-Pages (``pages``, ``search_pages``) and the API (``api``) are thin: they check input,
-call the site's services (``shows``, ``show``, ``image``, ``brands``, ``search``, …)
-and render. ``http_cache`` gives every answer its ETag, Last-Modified and Cache-Control;
-``schema_page`` is the offline ``/schema``.
+Pages (``pages``, ``search_pages``) and the API (``api``) are thin: a page and its JSON
+twin call the same view (``views``) and differ only in rendering. The views call the site's
+services (``shows``, ``show``, ``image``, ``brands``, ``facets``, ``search``, …), whose SQL
+lives in ``repository/``. ``http_cache`` gives every answer its ETag, Last-Modified and
+Cache-Control; ``schema_page`` is the offline ``/schema``.
 """
 
 from __future__ import annotations
 
 from litestar.types import ControllerRouterHandler
 
-from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
+from rk.server.site.pictures import Picture, picture
+from rk.server.site.repository.images import IMAGE_COLUMNS
 from rk.server.site.schema_page import openapi_config
 from rk.server.site.search_api import SearchController
 

@@ -1,130 +1,100 @@
-"""The JSON twin of the public pages, under ``/api``: the same services, the same rules.
+"""The JSON twin of the public pages, under ``/api``: the same views, the same rules.
 
-Only published, live articles exist here too: anything else is a 404 ``{"error": …}``.
-Answers carry the same ETag and Cache-Control as the pages.
+Each answer is what the page's view (``views``) returns, as JSON. Only published, live
+articles exist here too: anything else is a 404 ``{"error": …}``. Answers carry the same
+ETag and Cache-Control as the pages.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, Response, get
+from litestar import Request, Response, get
+from litestar.di import NamedDependency
 from litestar.params import QueryParameter
-from msgspec import Struct
 
-from rk.server.site.brands import BrandCount, BrandIndex, brand_by_uid, brand_index
-from rk.server.site.facets import Facets, facets
-from rk.server.site.http_cache import render_json, send
-from rk.server.site.image import ImagePage, get_image
-from rk.server.site.page_cache import Rendered, cached, serve_cached
-from rk.server.site.pages import model_of, newest, storage_of
-from rk.server.site.params import (
-    Before,
-    Brand,
-    BrandUid,
-    City,
-    ImageId,
-    Kind,
-    Season,
-    ShowId,
-    Year,
-    parse_id,
+from rk.server.site.brands import BrandIndex
+from rk.server.site.facets import Facets
+from rk.server.site.http_cache import answer, render_json
+from rk.server.site.image import ImagePage
+from rk.server.site.page_cache import Rendered
+from rk.server.site.pages import PublicController, model_of, storage_of
+from rk.server.site.params import Before, BrandUid, FilterQuery, ImageId, ShowId, ShowsQuery
+from rk.server.site.show import Show
+from rk.server.site.shows import PAGE_SIZE, ShowList
+from rk.server.site.views import (
+    BrandShows,
+    brand_view,
+    brands_view,
+    facets_view,
+    image_view,
+    show_view,
+    shows_view,
 )
-from rk.server.site.show import Show, get_show
-from rk.server.site.show_filters import parse_cursor, parse_filters
-from rk.server.site.shows import PAGE_SIZE, ShowList, list_shows
 
 Limit = Annotated[int, QueryParameter(description="Shows per page (1-100)", ge=1, le=100)]
 
 
-class BrandShows(Struct, frozen=True, kw_only=True):
-    """Answer to ``GET /api/brands/{uid}``: the brand and a page of its shows."""
-
-    brand: BrandCount
-    shows: ShowList
-
-
-class PublicApi(Controller):
+class PublicApi(PublicController):
     """Published shows, brands and images as JSON."""
 
     path = "/api"
-    tags = ("public",)
-    middleware = (serve_cached,)
 
     @get("/shows", summary="Published shows, newest first, filtered, keyset-paged")
     async def shows(
         self,
         request: Request[Any, Any, Any],
-        brand: Brand = None,
-        season: Season = None,
-        year: Year = None,
-        city: City = None,
-        kind: Kind = None,
-        before: Before = None,
+        shows_query: NamedDependency[ShowsQuery],
         limit: Limit = PAGE_SIZE,
     ) -> Response[ShowList]:
         """The home page's list; pass ``next_before`` back as ``before`` for older shows."""
 
         async def render() -> Rendered:
-            filters = await parse_filters(brand, season, year, city, kind)
-            found = await list_shows(storage_of(request), filters, parse_cursor(before), limit)
-            return render_json(found, newest(found))
+            found = await shows_view(storage_of(request), shows_query, limit)
+            return render_json(found.shows, found.shows.newest())
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/facets", summary="Filter values with show counts under the given filters")
     async def facets(
-        self,
-        request: Request[Any, Any, Any],
-        brand: Brand = None,
-        season: Season = None,
-        year: Year = None,
-        city: City = None,
-        kind: Kind = None,
+        self, request: Request[Any, Any, Any], filter_query: NamedDependency[FilterQuery]
     ) -> Response[Facets]:
         """The home page's sidebar: each filter's values and how many shows each gives."""
 
         async def render() -> Rendered:
-            return render_json(await facets(await parse_filters(brand, season, year, city, kind)))
+            return render_json(await facets_view(filter_query))
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/shows/{show_id:str}", summary="One published show with its looks and details")
-    async def show(
-        self,
-        request: Request[Any, Any, Any],
-        show_id: ShowId,
-    ) -> Response[Show]:
+    async def show(self, request: Request[Any, Any, Any], show_id: ShowId) -> Response[Show]:
         """Facts, credits, looks in order, then details; 404 unless published."""
 
         async def render() -> Rendered:
-            found = await get_show(storage_of(request), parse_id(show_id, "show"))
+            found = await show_view(storage_of(request), show_id)
             return render_json(found, found.updated_at)
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/images/{image_id:str}", summary="One published image, its show and similar looks")
     async def image(
-        self,
-        request: Request[Any, Any, Any],
-        image_id: ImageId,
+        self, request: Request[Any, Any, Any], image_id: ImageId
     ) -> Response[ImagePage]:
         """The image, previous/next in its show, and its stored neighbours with scores."""
 
         async def render() -> Rendered:
-            checked = parse_id(image_id, "image")
-            return render_json(await get_image(storage_of(request), checked, model_of(request)))
+            return render_json(await image_view(storage_of(request), image_id, model_of(request)))
 
-        return send(request, await cached(request, render, neighbours=True))
+        return await answer(request, render, neighbours=True)
 
     @get("/brands", summary="Brands with published shows, A–Z, with counts")
     async def brands(self, request: Request[Any, Any, Any]) -> Response[BrandIndex]:
         """Every brand that has a published show."""
 
         async def render() -> Rendered:
-            return render_json(await brand_index())
+            return render_json(await brands_view())
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/brands/{uid:str}", summary="One brand and a page of its published shows")
     async def brand(
@@ -137,9 +107,9 @@ class PublicApi(Controller):
         """The brand's published shows, newest first."""
 
         async def render() -> Rendered:
-            found = await brand_by_uid(uid)
-            filters = await parse_filters(brand=found.uid)
-            shows = await list_shows(storage_of(request), filters, parse_cursor(before), limit)
-            return render_json(BrandShows(brand=found, shows=shows), newest(shows))
+            found = await brand_view(storage_of(request), uid, before, limit)
+            return render_json(
+                BrandShows(brand=found.brand, shows=found.shows), found.shows.newest()
+            )
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)

@@ -1,7 +1,6 @@
 """Brands with published shows, A–Z with their counts, and one brand by its public uid.
 
-The counts are read from ``public_facet_counts`` (kept by triggers, migration 0032), where a
-brand's value is its id as text.
+The counts are the published ones the database keeps (``repository.brands``).
 """
 
 from __future__ import annotations
@@ -11,15 +10,9 @@ from itertools import groupby
 
 from msgspec import Struct
 
-from rk.server.brands import UID_MATCH
-from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.http.errors import NotFound
+from rk.server.site.repository.brands import published_brand, published_brands
 from rk.server.site.show_filters import UID
-
-COUNTS = (
-    "SELECT b.uid, b.name, c.n FROM public_facet_counts c"
-    " JOIN brands b ON c.value = CAST(b.id AS VARCHAR(200)) WHERE c.facet = 'brand' AND c.n > 0"
-)
 
 
 class BrandCount(Struct, frozen=True, kw_only=True):
@@ -53,7 +46,7 @@ def initial(name: str) -> str:
 
 async def brand_index() -> BrandIndex:
     """Every brand that has at least one published show, grouped by initial."""
-    found = await rows(COUNTS)
+    found = await published_brands()
     brands = sorted(
         (BrandCount(uid=str(r["uid"]), name=str(r["name"]), shows=int(r["n"])) for r in found),
         key=lambda b: (initial(b.name) == "#", initial(b.name), b.name.casefold()),
@@ -71,10 +64,7 @@ async def brand_by_uid(uid: str) -> BrandCount:
     A brand with no published show has no public page: it would be an empty page that
     tells a visitor only that rk knows the name.
     """
-    if not UID.match(uid):
+    row = await published_brand(uid) if UID.match(uid) else None
+    if row is None:
         raise NotFound(f"no brand {uid[:40]!r} with published shows")
-    found = await rows(f"{COUNTS} AND {UID_MATCH}", uid, uid)
-    if not found:
-        raise NotFound(f"no brand {uid[:40]!r} with published shows")
-    row = min(found, key=lambda r: r["uid"] != uid)  # its own uid before an old one
     return BrandCount(uid=str(row["uid"]), name=str(row["name"]), shows=int(row["n"]))

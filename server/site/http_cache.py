@@ -10,12 +10,13 @@ coarse to tell two changes apart and an unpublished article leaves no newer time
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 from litestar import MediaType, Request, Response
 
-from rk.server.site.page_cache import CACHE_CONTROL, Rendered
+from rk.server.site.page_cache import CACHE_CONTROL, Rendered, cached
 
 NO_STORE = "no-store"
 
@@ -50,6 +51,17 @@ def send(
     return Response(
         rendered.body, status_code=status_code, media_type=rendered.media_type, headers=headers
     )
+
+
+async def answer(
+    request: Request[Any, Any, Any],
+    render: Callable[[], Awaitable[Rendered]],
+    *,
+    neighbours: bool = False,
+) -> Response[Any]:
+    """This URL's answer with caching headers: the one ``render`` made earlier while the
+    change counters stand still (``page_cache``), else ``render``'s afresh."""
+    return send(request, await cached(request, render, neighbours=neighbours))
 
 
 def render_html(

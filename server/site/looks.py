@@ -10,9 +10,9 @@ from __future__ import annotations
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
-from rk.server.platform.db.sql_rows import LIVE, marks, rows
-from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
-from rk.server.site.shows import BrandName
+from rk.server.site.pictures import Picture, picture_in
+from rk.server.site.repository.images import live_tile_rows
+from rk.server.site.shows import BrandName, brand_of
 
 
 class ScoredLook(Struct, frozen=True, kw_only=True):
@@ -28,30 +28,20 @@ class ScoredLook(Struct, frozen=True, kw_only=True):
 
 async def scored_looks(storage: Storage, scored: list[tuple[int, float]]) -> list[ScoredLook]:
     """ScoredLooks for ``(image_id, score)`` pairs, best first as given; unpublished dropped."""
-    if not scored:
-        return []
-    found = await rows(
-        f"SELECT {IMAGE_COLUMNS}, a.title, a.season, COALESCE(b.uid, '') AS brand_uid,"
-        " COALESCE(b.name, '') AS brand_name FROM images i"
-        " JOIN articles a ON a.id = i.article_id LEFT JOIN brands b ON b.id = a.brand_id"
-        f" WHERE i.id IN ({marks(len(scored))}) AND {LIVE}",
-        *[image_id for image_id, _ in scored],
-    )
-    by_id = {int(row["id"]): row for row in found}
+    by_id = await live_tile_rows([image_id for image_id, _ in scored])
     looks = []
     for image_id, score in scored:
         row = by_id.get(image_id)
         if row is None:
             continue
-        brand, season, title = str(row["brand_name"]), str(row["season"]), str(row["title"])
         looks.append(
             ScoredLook(
-                picture=await picture(storage, row, brand, season, title),
+                picture=await picture_in(storage, row, row),
                 score=round(float(score), 4),
                 show_id=int(row["article_id"]),
-                show_title=title,
-                brand=BrandName(uid=str(row["brand_uid"]), name=brand) if brand else None,
-                season=season,
+                show_title=str(row["title"]),
+                brand=brand_of(row),
+                season=str(row["season"]),
             )
         )
     return looks

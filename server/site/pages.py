@@ -1,7 +1,8 @@
 """The visitors' pages: home (shows with filters), brands A–Z, a brand, a show, an image.
 
-Each page is rendered from the same services as its JSON twin in ``api`` and sent with
-``http_cache`` headers. Unknown or unpublished things are friendly 404 pages.
+Each page renders what its view (``views``) returns, the same call its JSON twin in ``api``
+makes, and is sent with ``http_cache`` headers. Unknown or unpublished things are friendly
+404 pages.
 """
 
 from __future__ import annotations
@@ -9,34 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, Response, get
+from litestar.di import NamedDependency
 
 from rk.core.api.storage import Storage
 from rk.server.similarity import runtime_of
-from rk.server.site.brands import brand_by_uid, brand_index
 from rk.server.site.facets import facets
-from rk.server.site.http_cache import render_html, send
-from rk.server.site.image import get_image
-from rk.server.site.page_cache import Rendered, cached, serve_cached
-from rk.server.site.params import (
-    Before,
-    Brand,
-    BrandUid,
-    City,
-    ImageId,
-    Kind,
-    Season,
-    ShowId,
-    Year,
-    parse_id,
+from rk.server.site.http_cache import answer, render_html
+from rk.server.site.page_cache import Rendered, serve_cached
+from rk.server.site.params import QUERIES, Before, BrandUid, ImageId, ShowId, ShowsQuery
+from rk.server.site.show_filters import KINDS
+from rk.server.site.views import (
+    Listing,
+    brand_view,
+    brands_view,
+    image_view,
+    show_view,
+    shows_view,
 )
-from rk.server.site.show import get_show
-from rk.server.site.show_filters import KINDS, parse_cursor, parse_filters
-from rk.server.site.shows import ShowList, list_shows
-
-
-def newest(shows: ShowList) -> int:
-    """The newest change among the listed shows (for Last-Modified)."""
-    return max((card.updated_at for card in shows.items), default=0)
 
 
 def storage_of(request: Request[Any, Any, Any]) -> Storage:
@@ -53,93 +43,78 @@ def model_of(request: Request[Any, Any, Any]) -> str | None:
     return embedder.model_id if embedder is not None else None
 
 
-class PublicPages(Controller):
+def listed(found: Listing, before: str | None, **more: Any) -> dict[str, Any]:
+    """A page of shows' template context: its filters and shows, whether it is the first
+    page, and ``more``."""
+    return {"filters": found.filters, "shows": found.shows, "first_page": not before, **more}
+
+
+class PublicController(Controller):
+    """What the pages and their JSON twin share: answers kept in the page cache, and the
+    show lists' query parameters."""
+
+    tags = ("public",)
+    middleware = (serve_cached,)
+    dependencies = QUERIES
+
+
+class PublicPages(PublicController):
     """HTML pages of published shows and images."""
 
     include_in_schema = False
-    tags = ("public",)
-    middleware = (serve_cached,)
 
     @get("/", name="public:home")
     async def home(
-        self,
-        request: Request[Any, Any, Any],
-        brand: Brand = None,
-        season: Season = None,
-        year: Year = None,
-        city: City = None,
-        kind: Kind = None,
-        before: Before = None,
+        self, request: Request[Any, Any, Any], shows_query: NamedDependency[ShowsQuery]
     ) -> Response[bytes]:
         """Newest published shows first, filtered by the URL, older ones by keyset."""
 
         async def render() -> Rendered:
-            filters = await parse_filters(brand, season, year, city, kind)
-            shows = await list_shows(storage_of(request), filters, parse_cursor(before))
-            context = {
-                "filters": filters,
-                "shows": shows,
-                "facets": await facets(filters),
-                "kinds": KINDS,
-                "first_page": not before,
-            }
-            return render_html(request, "public/home.html", context, newest(shows))
+            found = await shows_view(storage_of(request), shows_query)
+            more = {"facets": await facets(found.filters), "kinds": KINDS}
+            context = listed(found, shows_query.before, **more)
+            return render_html(request, "public/home.html", context, found.shows.newest())
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/brands", name="public:brands")
     async def brands(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         """Every brand with published shows, A–Z, with counts."""
 
         async def render() -> Rendered:
-            return render_html(request, "public/brands.html", {"index": await brand_index()})
+            return render_html(request, "public/brands.html", {"index": await brands_view()})
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/brands/{uid:str}", name="public:brand")
     async def brand(
-        self,
-        request: Request[Any, Any, Any],
-        uid: BrandUid,
-        before: Before = None,
+        self, request: Request[Any, Any, Any], uid: BrandUid, before: Before = None
     ) -> Response[bytes]:
         """One brand's published shows, newest first."""
 
         async def render() -> Rendered:
-            found = await brand_by_uid(uid)
-            filters = await parse_filters(brand=found.uid)
-            shows = await list_shows(storage_of(request), filters, parse_cursor(before))
-            context = {"brand": found, "filters": filters, "shows": shows, "first_page": not before}
-            return render_html(request, "public/brand.html", context, newest(shows))
+            found = await brand_view(storage_of(request), uid, before)
+            context = listed(found, before, brand=found.brand)
+            return render_html(request, "public/brand.html", context, found.shows.newest())
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/shows/{show_id:str}", name="public:show")
-    async def show(
-        self,
-        request: Request[Any, Any, Any],
-        show_id: ShowId,
-    ) -> Response[bytes]:
+    async def show(self, request: Request[Any, Any, Any], show_id: ShowId) -> Response[bytes]:
         """A published show: facts, credits, looks in order, then details."""
 
         async def render() -> Rendered:
-            found = await get_show(storage_of(request), parse_id(show_id, "show"))
+            found = await show_view(storage_of(request), show_id)
             return render_html(request, "public/show.html", {"show": found}, found.updated_at)
 
-        return send(request, await cached(request, render))
+        return await answer(request, render)
 
     @get("/images/{image_id:str}", name="public:image")
-    async def image(
-        self,
-        request: Request[Any, Any, Any],
-        image_id: ImageId,
-    ) -> Response[bytes]:
+    async def image(self, request: Request[Any, Any, Any], image_id: ImageId) -> Response[bytes]:
         """A published image large, its show, previous/next look and similar looks."""
 
         async def render() -> Rendered:
-            found = await get_image(
-                storage_of(request), parse_id(image_id, "image"), model_of(request)
-            )
+            found = await image_view(storage_of(request), image_id, model_of(request))
             return render_html(request, "public/image.html", {"page": found})
 
-        return send(request, await cached(request, render, neighbours=True))
+        return await answer(request, render, neighbours=True)

@@ -2,7 +2,9 @@
 
 Values arrive as text and are checked by the services (``show_filters``), so a bad one
 gets a sentence saying what is wrong rather than a framework validation dump. Ids that
-are not ids are simply unknown: a 404, never a 500 from an out-of-range integer.
+are not ids are simply unknown: a 404, never a 500 from an out-of-range integer. The five
+filters of a show list arrive together as one ``FilterQuery``, with its cursor as one
+``ShowsQuery``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
+from litestar.di import Provide
 from litestar.params import PathParameter, QueryParameter
+from msgspec import Struct
 
 from rk.core.api.wire import MAX_ID
 from rk.server.platform.http.errors import NotFound
@@ -33,6 +37,30 @@ Like = Annotated[str | None, QueryParameter(description="Looks like this publish
 ShowId = Annotated[str, PathParameter(description="A published show's id")]
 ImageId = Annotated[str, PathParameter(description="A published image's id")]
 BrandUid = Annotated[str, PathParameter(description="A brand's uid")]
+
+
+class FilterQuery(Struct, frozen=True, kw_only=True):
+    """The filters of a show list as the URL gave them (``show_filters`` checks them)."""
+
+    brand: Brand = None
+    season: Season = None
+    year: Year = None
+    city: City = None
+    kind: Kind = None
+
+
+class ShowsQuery(FilterQuery, frozen=True, kw_only=True):
+    """A show list's filters and its keyset cursor as the URL gave them."""
+
+    before: Before = None
+
+
+QUERIES = {
+    "filter_query": Provide(FilterQuery, sync_to_thread=False),
+    "shows_query": Provide(ShowsQuery, sync_to_thread=False),
+}
+"""The dependencies that read a handler's ``filter_query`` or ``shows_query`` from the query
+string: a page and its JSON twin declare these parameters once."""
 
 
 def parse_id(text: str, what: str) -> int:

@@ -15,11 +15,6 @@ from rk.core.api.storage import Storage
 
 URL_TTL_S = 6 * 3600
 """Lifetime of presigned image URLs (S3 without a public base URL); far beyond page caching."""
-IMAGE_COLUMNS = (
-    "i.id, i.article_id, i.role, i.position, i.key, i.thumb_key, i.width, i.height,"
-    " i.look_number, i.model_name"
-)
-"""The image columns ``picture`` reads (alias ``i``)."""
 
 
 class Picture(Struct, frozen=True, kw_only=True):
@@ -61,7 +56,8 @@ def alt_text(
 async def picture(
     storage: Storage, row: dict[str, Any], brand: str, season: str, title: str
 ) -> Picture:
-    """The Picture of an image row (``IMAGE_COLUMNS``) of an article with these names."""
+    """The Picture of an image row (``repository.images.IMAGE_COLUMNS``) of an article with
+    these names."""
     role, position = str(row["role"]), int(row["position"])
     linked = row.get("look_number")
     look = int(linked) if linked is not None and role != "look" else None
@@ -78,3 +74,10 @@ async def picture(
         look=look,
         model_name=str(row.get("model_name") or "") if role == "look" else "",
     )
+
+
+async def picture_in(storage: Storage, row: dict[str, Any], show: dict[str, Any]) -> Picture:
+    """The Picture of an image row of the show whose row (``brand_name``, ``season``,
+    ``title``) is ``show``."""
+    names = (str(show["brand_name"]), str(show["season"]), str(show["title"]))
+    return await picture(storage, row, *names)

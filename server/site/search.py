@@ -17,7 +17,6 @@ from msgspec import Struct
 from rk.core.api.embedders import Embedder
 from rk.core.api.errors import NoTextTower
 from rk.core.api.storage import Storage
-from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.similarity import (
     BadPicture,
@@ -28,6 +27,8 @@ from rk.server.similarity import (
     reduce_photo,
 )
 from rk.server.site.looks import ScoredLook, scored_looks
+from rk.server.site.repository.images import live_image_row
+from rk.server.site.repository.search import live_vector
 
 MAX_QUERY_CHARS = 300
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -151,21 +152,10 @@ async def like_image(
     """Published looks closest to published image ``image_id`` ("more like this")."""
     if embedder is None or index is None:
         raise SearchOff(ability(embedder).note)
-    found = await rows(
-        "SELECT e.vector FROM image_embeddings e JOIN images i ON i.id = e.image_id"
-        f" JOIN articles a ON a.id = i.article_id WHERE e.image_id = {{}} AND e.model = {{}}"
-        f" AND {LIVE}",
-        image_id,
-        embedder.model_id,
-    )
-    if not found:
-        published = await rows(
-            f"SELECT i.id FROM images i JOIN articles a ON a.id = i.article_id"
-            f" WHERE i.id = {{}} AND {LIVE}",
-            image_id,
-        )
-        if not published:
+    stored = await live_vector(image_id, embedder.model_id)
+    if stored is None:
+        if await live_image_row(image_id) is None:
             raise NotFound(f"no published image {image_id}")
         raise SearchOff(f"image {image_id} has no vector of model {embedder.model_id} yet")
-    vector = np.frombuffer(bytes(found[0]["vector"]), dtype="<f4").tolist()
+    vector = np.frombuffer(stored, dtype="<f4").tolist()
     return await _looks(storage, vector, index, None, skip=image_id)

@@ -24,10 +24,13 @@ from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address
 from rk.server.similarity import ImageHit, ModelIndex, PhotoGate, by_vector, runtime_of, similar
-from rk.server.site.search import check_picture, photo_vector
+from rk.server.site.search import (
+    MAX_QUERY_CHARS,
+    MAX_UPLOAD_BYTES,
+    check_picture,
+    photo_vector,
+)
 
-MAX_QUERY_CHARS = 300
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 KParam = Annotated[int, Parameter(description="How many images (1-100)", ge=1, le=100)]
 KindParam = Annotated[
     str | None,

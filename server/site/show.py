@@ -10,20 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from rk.core.api.storage import Storage
-from rk.server.platform.db.sql_rows import LIVE, rows
 from rk.server.platform.http.errors import NotFound
-from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
-from rk.server.site.shows import BrandName
-
-SHOW_SQL = (
-    "SELECT a.id, a.title, a.season, a.city, a.date, a.source, a.kind, a.url, a.designer,"
-    " a.author, a.updated_at, COALESCE(b.uid, '') AS brand_uid,"
-    " COALESCE(b.name, '') AS brand_name"
-    " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
-)
+from rk.server.site.pictures import Picture, picture_in
+from rk.server.site.repository.images import show_image_rows
+from rk.server.site.repository.shows import live_show_row
+from rk.server.site.shows import ShowFacts, facts_of
 
 
 class DetailGroup(Struct, frozen=True, kw_only=True):
@@ -61,16 +55,9 @@ def detail_groups(looks: list[Picture], details: list[Picture]) -> list[DetailGr
     return groups
 
 
-class Show(Struct, frozen=True, kw_only=True):
+class Show(ShowFacts, frozen=True, kw_only=True):
     """A published show: its facts, credits and every image (looks, then details)."""
 
-    id: int
-    title: str
-    brand: BrandName | None
-    season: str
-    city: str
-    date: str
-    source: str
     kind: str
     url: str
     designer: str
@@ -78,43 +65,26 @@ class Show(Struct, frozen=True, kw_only=True):
     updated_at: int
     looks: list[Picture]
     details: list[Picture]
-    detail_groups: list[DetailGroup] = []
+    detail_groups: list[DetailGroup] = field(default_factory=list)
 
 
 async def show_row(article_id: int) -> dict[str, Any]:
     """The article row of a published, live show; NotFound otherwise."""
-    found = await rows(f"{SHOW_SQL} WHERE a.id = {{}} AND {LIVE}", article_id)
-    if not found:
+    found = await live_show_row(article_id)
+    if found is None:
         raise NotFound(f"no published show {article_id}")
-    return found[0]
-
-
-def brand_of(row: dict[str, Any]) -> BrandName | None:
-    """The brand of a ``SHOW_SQL`` row, None for street style without one."""
-    name = str(row["brand_name"])
-    return BrandName(uid=str(row["brand_uid"]), name=name) if name else None
+    return found
 
 
 async def get_show(storage: Storage, article_id: int) -> Show:
     """The show with every picture; NotFound unless it is published and live."""
     row = await show_row(article_id)
-    images = await rows(
-        f"SELECT {IMAGE_COLUMNS} FROM images i WHERE i.article_id = {{}}"
-        " ORDER BY i.role DESC, i.position, i.id",
-        article_id,
-    )
-    brand, season, title = str(row["brand_name"]), str(row["season"]), str(row["title"])
-    pictures = [await picture(storage, image, brand, season, title) for image in images]
+    images = await show_image_rows(article_id)
+    pictures = [await picture_in(storage, image, row) for image in images]
     looks = [p for p in pictures if p.role == "look"]
     details = [p for p in pictures if p.role != "look"]
     return Show(
-        id=int(row["id"]),
-        title=title,
-        brand=brand_of(row),
-        season=season,
-        city=str(row["city"]),
-        date=str(row["date"]),
-        source=str(row["source"]),
+        **facts_of(row),
         kind=str(row["kind"]),
         url=str(row["url"]),
         designer=str(row["designer"]),

@@ -14,9 +14,9 @@ from urllib.parse import urlencode
 from msgspec import Struct
 
 from rk.core.api.wire import MAX_ID
-from rk.server.brands import UID_MATCH
-from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.site.params import FilterQuery
+from rk.server.site.repository.brands import published_brand
 
 KINDS = {"runway": "Runway", "street": "Street style"}
 MAX_TEXT = 200
@@ -24,12 +24,6 @@ MAX_TEXT = 200
 UID = re.compile(r"^[A-Za-z0-9]{1,32}$")
 YEAR = re.compile(r"^(19|20|21)\d\d$")
 CURSOR = re.compile(r"^[1-9]\d{0,17}$")
-PUBLISHED_BRAND = (
-    "SELECT b.id, b.uid, b.name FROM brands b JOIN public_facet_counts c ON c.facet = 'brand'"
-    f" AND c.value = CAST(b.id AS VARCHAR(200)) AND c.n > 0 WHERE {UID_MATCH}"
-)
-"""A brand by either uid, only while it has a published show (counted by migration 0032's
-triggers): a filter by a brand the public cannot see must not tell its name."""
 
 
 class BadFilter(ApiError):
@@ -77,38 +71,35 @@ def _text(name: str, value: str | None) -> str:
     return text
 
 
-async def parse_filters(
-    brand: str | None = None,
-    season: str | None = None,
-    year: str | None = None,
-    city: str | None = None,
-    kind: str | None = None,
-) -> ShowFilters:
-    """Checked filters from raw query values (None or empty = not filtered)."""
-    brand_uid = (brand or "").strip()
+async def parse_filters(query: FilterQuery) -> ShowFilters:
+    """Checked filters from the URL's raw values (None or empty = not filtered).
+
+    A brand is taken by either uid, only while it has a published show: a filter by a brand
+    the public cannot see must not tell its name.
+    """
+    brand_uid = (query.brand or "").strip()
     brand_id, brand_name = 0, ""
     if brand_uid:
         if not UID.match(brand_uid):
             raise BadFilter(f"brand {brand_uid[:40]!r} is not a brand id (letters and digits)")
-        found = await rows(PUBLISHED_BRAND, brand_uid, brand_uid)
-        if not found:
+        row = await published_brand(brand_uid)
+        if row is None:
             raise NotFound(f"no brand {brand_uid!r} with published shows: see /brands")
-        row = min(found, key=lambda r: r["uid"] != brand_uid)  # its own uid before an old one
         brand_uid = str(row["uid"])
         brand_id, brand_name = int(row["id"]), str(row["name"])
-    year_text = (year or "").strip()
+    year_text = (query.year or "").strip()
     if year_text and not YEAR.match(year_text):
         raise BadFilter(f"year {year_text[:20]!r} is not a year like 2025")
-    kind_text = (kind or "").strip()
+    kind_text = (query.kind or "").strip()
     if kind_text and kind_text not in KINDS:
         raise BadFilter(f"kind {kind_text[:20]!r} is unknown; use runway or street")
     return ShowFilters(
         brand=brand_uid,
         brand_id=brand_id,
         brand_name=brand_name,
-        season=_text("season", season),
+        season=_text("season", query.season),
         year=int(year_text) if year_text else 0,
-        city=_text("city", city),
+        city=_text("city", query.city),
         kind=kind_text,
     )
 
@@ -121,22 +112,3 @@ def parse_cursor(before: str | None) -> int:
     if not CURSOR.match(text) or int(text) > MAX_ID:
         raise BadFilter(f"before={text[:20]!r} is not a show id")
     return int(text)
-
-
-def where(filters: ShowFilters) -> tuple[str, list[object]]:
-    """SQL conditions (after ``LIVE``) and their arguments for ``filters`` (alias ``a``)."""
-    clauses: list[str] = []
-    args: list[object] = []
-    for column, value in (
-        ("a.brand_id", filters.brand_id),
-        ("a.season", filters.season),
-        ("a.city", filters.city),
-        ("a.kind", filters.kind),
-    ):
-        if value:
-            clauses.append(f"{column} = {{}}")
-            args.append(value)
-    if filters.year:
-        clauses.append("a.date >= {} AND a.date < {}")
-        args += [f"{filters.year:04d}", f"{filters.year + 1:04d}"]
-    return "".join(f" AND {clause}" for clause in clauses), args

@@ -12,20 +12,12 @@ from typing import Any
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
-from rk.server.platform.db.sql_rows import LIVE, marks, rows
-from rk.server.site.pictures import IMAGE_COLUMNS, Picture, picture
-from rk.server.site.show_filters import BadFilter, ShowFilters, where
+from rk.server.site.pictures import Picture, picture_in
+from rk.server.site.repository.images import image_rows
+from rk.server.site.repository.shows import card_rows, show_date
+from rk.server.site.show_filters import BadFilter, ShowFilters
 
 PAGE_SIZE = 48
-CARD_SQL = (
-    "SELECT a.id, a.title, a.season, a.city, a.date, a.source, a.kind, a.updated_at,"
-    " COALESCE(b.uid, '') AS brand_uid, COALESCE(b.name, '') AS brand_name,"
-    " (SELECT COUNT(*) FROM images i WHERE i.article_id = a.id) AS images,"
-    " (SELECT i.id FROM images i WHERE i.article_id = a.id"
-    "  ORDER BY i.role DESC, i.position, i.id LIMIT 1) AS cover_id"
-    " FROM articles a LEFT JOIN brands b ON b.id = a.brand_id"
-)
-"""One card per article: its names, image count and cover (first look, else first detail)."""
 
 
 class BrandName(Struct, frozen=True, kw_only=True):
@@ -35,8 +27,8 @@ class BrandName(Struct, frozen=True, kw_only=True):
     name: str
 
 
-class ShowCard(Struct, frozen=True, kw_only=True):
-    """One published show in a list, with its cover thumbnail."""
+class ShowFacts(Struct, frozen=True, kw_only=True):
+    """What every view of a published show names first: its id, names, place and source."""
 
     id: int
     title: str
@@ -45,6 +37,31 @@ class ShowCard(Struct, frozen=True, kw_only=True):
     city: str
     date: str
     source: str
+
+
+def brand_of(row: dict[str, Any]) -> BrandName | None:
+    """The brand of an article row (``brand_uid``, ``brand_name``), None for street style
+    without one."""
+    name = str(row["brand_name"])
+    return BrandName(uid=str(row["brand_uid"]), name=name) if name else None
+
+
+def facts_of(row: dict[str, Any]) -> dict[str, Any]:
+    """The ``ShowFacts`` fields of an article row, by name."""
+    return {
+        "id": int(row["id"]),
+        "title": str(row["title"]),
+        "brand": brand_of(row),
+        "season": str(row["season"]),
+        "city": str(row["city"]),
+        "date": str(row["date"]),
+        "source": str(row["source"]),
+    }
+
+
+class ShowCard(ShowFacts, frozen=True, kw_only=True):
+    """One published show in a list, with its cover thumbnail."""
+
     kind: str
     images: int
     cover: Picture | None
@@ -57,35 +74,21 @@ class ShowList(Struct, frozen=True, kw_only=True):
     items: list[ShowCard]
     next_before: int | None
 
-
-async def _cover_rows(ids: list[int]) -> dict[int, dict[str, Any]]:
-    if not ids:
-        return {}
-    found = await rows(
-        f"SELECT {IMAGE_COLUMNS} FROM images i WHERE i.id IN ({marks(len(ids))})", *ids
-    )
-    return {int(row["id"]): row for row in found}
+    def newest(self) -> int:
+        """The newest change among the listed shows (for Last-Modified)."""
+        return max((card.updated_at for card in self.items), default=0)
 
 
 async def cards(storage: Storage, found: list[dict[str, Any]]) -> list[ShowCard]:
-    """ShowCards of ``CARD_SQL`` rows, covers included, in the given order."""
-    covers = await _cover_rows([int(r["cover_id"]) for r in found if r["cover_id"]])
+    """ShowCards of card rows, covers included, in the given order."""
+    covers = await image_rows([int(r["cover_id"]) for r in found if r["cover_id"]])
     out = []
     for row in found:
-        brand = str(row["brand_name"])
         cover_row = covers.get(int(row["cover_id"] or 0))
-        cover = None
-        if cover_row is not None:
-            cover = await picture(storage, cover_row, brand, str(row["season"]), str(row["title"]))
+        cover = None if cover_row is None else await picture_in(storage, cover_row, row)
         out.append(
             ShowCard(
-                id=int(row["id"]),
-                title=str(row["title"]),
-                brand=BrandName(uid=str(row["brand_uid"]), name=brand) if brand else None,
-                season=str(row["season"]),
-                city=str(row["city"]),
-                date=str(row["date"]),
-                source=str(row["source"]),
+                **facts_of(row),
                 kind=str(row["kind"]),
                 images=int(row["images"]),
                 cover=cover,
@@ -103,20 +106,13 @@ async def list_shows(
     Raises:
         BadFilter: ``before`` names no show.
     """
-    conditions, args = where(filters)
+    anchor = None
     if before:
-        anchor = await rows("SELECT date FROM articles WHERE id = {}", before)
-        if not anchor:
+        date = await show_date(before)
+        if date is None:
             raise BadFilter(f"before={before} names no show; start again from the first page")
-        conditions += " AND (a.date < {} OR (a.date = {} AND a.id < {}))"
-        date = str(anchor[0]["date"])
-        args += [date, date, before]
-    found = await rows(
-        f"{CARD_SQL} WHERE {LIVE}{conditions} ORDER BY a.date DESC, a.id DESC LIMIT {{}}",
-        *args,
-        limit + 1,
-    )
+        anchor = (date, before)
+    found = await card_rows(filters, limit + 1, anchor)
     more = len(found) > limit
-    found = found[:limit]
-    items = await cards(storage, found)
+    items = await cards(storage, found[:limit])
     return ShowList(items=items, next_before=items[-1].id if more and items else None)

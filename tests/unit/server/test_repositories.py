@@ -136,20 +136,7 @@ def modules_of(package: str, server: Path = SERVER) -> list[Path]:
     return sorted(p for p in (server / package).rglob("*.py") if "__pycache__" not in p.parts)
 
 
-NOT_YET = {"site"}
-"""Slices whose SQL has not moved yet (issue 28): strict xfail, so moving it fails until this
-set is emptied."""
-
-
-@pytest.mark.parametrize(
-    "package",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="SQL not yet in a repository"))
-        if p in NOT_YET
-        else p
-        for p in packages()
-    ],
-)
+@pytest.mark.parametrize("package", packages())
 def test_data_access_lives_in_repositories(package: str) -> None:
     faults = [fault for path in modules_of(package) for fault in faults_of(path)]
     assert faults == [], "\n".join(faults)

@@ -1,0 +1,76 @@
+"""One service function per public view: a page and its JSON twin under ``/api`` call the
+same one and differ only in rendering.
+
+Each takes the URL's raw values, checks them (a bad one is a 400 or a 404 before anything
+is listed) and returns what both renderings show. Only published, live articles exist here.
+"""
+
+from __future__ import annotations
+
+from msgspec import Struct
+
+from rk.core.api.storage import Storage
+from rk.server.site.brands import BrandCount, BrandIndex, brand_by_uid, brand_index
+from rk.server.site.facets import Facets, facets
+from rk.server.site.image import ImagePage, get_image
+from rk.server.site.params import FilterQuery, ShowsQuery, parse_id
+from rk.server.site.show import Show, get_show
+from rk.server.site.show_filters import ShowFilters, parse_cursor, parse_filters
+from rk.server.site.shows import PAGE_SIZE, ShowList, list_shows
+
+
+class Listing(Struct, frozen=True, kw_only=True):
+    """A page of published shows and the checked filters it was listed under."""
+
+    filters: ShowFilters
+    shows: ShowList
+
+
+class BrandListing(Listing, frozen=True, kw_only=True):
+    """A brand's page of published shows."""
+
+    brand: BrandCount
+
+
+class BrandShows(Struct, frozen=True, kw_only=True):
+    """Answer to ``GET /api/brands/{uid}``: the brand and a page of its shows."""
+
+    brand: BrandCount
+    shows: ShowList
+
+
+async def shows_view(storage: Storage, query: ShowsQuery, limit: int = PAGE_SIZE) -> Listing:
+    """Published shows under the URL's filters, newest first, older ones by keyset."""
+    filters = await parse_filters(query)
+    shows = await list_shows(storage, filters, parse_cursor(query.before), limit)
+    return Listing(filters=filters, shows=shows)
+
+
+async def facets_view(query: FilterQuery) -> Facets:
+    """Each filter's values with their show counts under the URL's filters."""
+    return await facets(await parse_filters(query))
+
+
+async def brands_view() -> BrandIndex:
+    """Every brand with a published show, A–Z."""
+    return await brand_index()
+
+
+async def brand_view(
+    storage: Storage, uid: str, before: str | None, limit: int = PAGE_SIZE
+) -> BrandListing:
+    """One brand (by either uid) and its published shows, newest first, older ones by keyset."""
+    brand = await brand_by_uid(uid)
+    filters = await parse_filters(FilterQuery(brand=brand.uid))
+    shows = await list_shows(storage, filters, parse_cursor(before), limit)
+    return BrandListing(brand=brand, filters=filters, shows=shows)
+
+
+async def show_view(storage: Storage, show_id: str) -> Show:
+    """A published show: facts, credits, looks in order, then details."""
+    return await get_show(storage, parse_id(show_id, "show"))
+
+
+async def image_view(storage: Storage, image_id: str, model: str | None) -> ImagePage:
+    """A published image, its place in its show and its similar looks under ``model``."""
+    return await get_image(storage, parse_id(image_id, "image"), model)
