@@ -2,7 +2,8 @@
 
 Backend side: the database (reachable, migrations current, pgvector on PostgreSQL) and
 storage (write, read and delete a probe object). Spider side: a signed round trip with
-the ingest secret and the clock against the backend's. Either side: the embedding model
+the ingest secret, the clock against the backend's, and a contact in the User-Agent (a
+warning when missing). Either side: the embedding model
 and the execution provider it really runs on. Nothing here migrates or creates a database.
 """
 
@@ -24,12 +25,14 @@ from rk.core.redact import redact
 
 @dataclass(frozen=True)
 class Finding:
-    """One line of the report: ``fix`` says what to do when ``ok`` is False."""
+    """One line of the report: ``fix`` says what to do when ``ok`` is False; a ``warning``
+    is printed with its fix but is not a problem."""
 
     name: str
     ok: bool
     detail: str
     fix: str = ""
+    warning: bool = False
 
 
 def _why(exc: BaseException) -> str:
@@ -164,6 +167,16 @@ async def ingest_finding(settings: Settings) -> Finding:
         fix = "check ingest.endpoint: it ends in /admin/internal/ingest on a running backend"
         return Finding("ingest secret", False, str(exc), fix)
     return Finding("ingest secret", True, f"signed ping to {endpoint} ok (rk {pong.version})")
+
+
+def contact_finding(settings: Settings) -> Finding:
+    """Whether sites can tell who runs this spider: ``spider.contact`` in the User-Agent."""
+    agent = settings.spider.effective_user_agent
+    if settings.spider.contact:
+        return Finding("contact", True, f"sites see User-Agent {agent!r}")
+    fix = "set spider.contact to a URL or e-mail address where a site can reach you"
+    detail = f"spider.contact is not set: sites see User-Agent {agent!r} and no way to reach you"
+    return Finding("contact", False, detail, fix, warning=True)
 
 
 def model_finding(settings: Settings) -> Finding:

@@ -2,8 +2,9 @@
 
 Which checks run follows the configuration: a backend's (a database, or no
 ``ingest.endpoint``) checks its database and storage; a spider's (``ingest.endpoint``
-set) checks the secret and the clock against that backend; ``vision.model`` adds the
-model check. ``--role`` chooses explicitly.
+set) checks the secret and the clock against that backend, and warns when
+``spider.contact`` is unset; ``vision.model`` adds the model check. ``--role`` chooses
+explicitly.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rk.cli.common import ConfigOption, DataDirOption, LogChoice
 from rk.cli.doctor_checks import (
     Finding,
     clock_finding,
+    contact_finding,
     database_findings,
     ingest_finding,
     model_finding,
@@ -76,14 +78,16 @@ async def findings(settings: Settings, backend: bool, spider: bool) -> list[Find
     elif spider:
         found.append(await clock_finding(settings))
         found.append(await ingest_finding(settings))
+    if spider:
+        found.append(contact_finding(settings))
     if settings.vision.model:
         found.append(await asyncio.to_thread(model_finding, settings))
     return found
 
 
 def line(finding: Finding) -> str:
-    """``ok       name: detail`` or ``PROBLEM  name: detail -> fix``."""
-    mark = "ok     " if finding.ok else "PROBLEM"
+    """``ok       name: detail``, ``PROBLEM  name: detail -> fix`` or ``warning  …``."""
+    mark = "ok     " if finding.ok else "warning" if finding.warning else "PROBLEM"
     fix = f" -> {finding.fix}" if not finding.ok and finding.fix else ""
     return f"{mark}  {finding.name}: {finding.detail}{fix}"
 
@@ -104,7 +108,7 @@ def doctor(
         report += asyncio.run(findings(settings, backend, spider))
     for finding in report:
         typer.echo(line(finding))
-    problems = sum(not finding.ok for finding in report)
+    problems = sum(not finding.ok and not finding.warning for finding in report)
     typer.echo(f"{problems} problem{'s' if problems != 1 else ''}" if problems else "all well")
     # obstore's tokio worker threads can panic while the interpreter finalizes after a failed
     # request (SIGABRT, exit 134, in about half the runs here); everything is closed and

@@ -89,6 +89,7 @@ async def _serve(
             max_concurrency=max_co,
             uploader=_uploader(settings, client, http),
             heartbeat_s=heartbeat_every(settings.queues.crawl_lease_s),
+            robots=http.robots,
         )
         runner = asyncio.create_task(server.run())
         server.install_signals(asyncio.get_running_loop(), runner.cancel)

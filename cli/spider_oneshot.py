@@ -35,9 +35,8 @@ from rk.core.config import Settings
 from rk.core.runtime.crawler import BrandFor, CrawlStats, crawl, crawl_season
 
 if TYPE_CHECKING:
-    import httpx
-
     from rk.core.runtime.client import BackendClient
+    from rk.core.runtime.http import PoliteClient
     from rk.core.runtime.media_upload import MediaUploader
 
 DebugOption = Annotated[
@@ -212,7 +211,7 @@ def season_brands(client: BackendClient | None, source: str) -> BrandFor:
 async def _crawl(
     settings: Settings,
     cls: type[Source],
-    http: httpx.AsyncClient,
+    http: PoliteClient,
     client: BackendClient | None,
     brand: BrandTarget | None,
     limit: int,
@@ -269,7 +268,15 @@ async def _crawl(
                 uploader=uploader,
                 concurrency=5,
                 progress=progress,
+                robots=http.robots,
             )
         return await crawl(
-            source, brand, limit or None, sink, uploader=uploader, concurrency=5, progress=progress
+            source,
+            brand,
+            limit or None,
+            sink,
+            uploader=uploader,
+            concurrency=5,
+            progress=progress,
+            robots=http.robots,
         )

@@ -12,11 +12,13 @@ import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 import yaml
 from msgspec import Meta, Struct
 
+from rk import __version__
 from rk.core.api.errors import ConfigError
 
 MiB = 1024 * 1024
@@ -141,19 +143,47 @@ class VectorSettings(Section):
     build_memory_mb: int = 0
 
 
-class SpiderSettings(Section):
-    """HTTP politeness for every source request."""
+CONTACT_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
-    user_agent: str = (
-        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
-        "Chrome/131.0 Safari/537.36 rk/0.1"
+
+def is_contact(value: str) -> bool:
+    """Whether ``value`` is an http(s) URL or an e-mail address, fit for a User-Agent header."""
+    if not re.fullmatch(r"[!-~]+", value):
+        return False
+    parts = urlsplit(value)
+    return bool(parts.scheme in ("http", "https") and parts.hostname) or bool(
+        CONTACT_EMAIL.fullmatch(value)
     )
+
+
+class SpiderSettings(Section):
+    """HTTP politeness for every source request. An empty ``user_agent`` sends
+    ``rk/<version> (+<contact>)``; ``robots: ignore`` is only for a site that gave permission."""
+
+    user_agent: str = ""
+    contact: str = ""
+    """Where a site reaches whoever runs this spider: an http(s) URL or an e-mail address."""
+    robots: Literal["obey", "ignore"] = "obey"
     per_host_concurrency: int = 4
     min_interval_s: float = 0.5
     timeout_s: float = 30.0
     retries: int = 4
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        """Refuse a contact that is not a URL or an address: sites could not reach anyone."""
+        if self.contact and not is_contact(self.contact):
+            raise ValueError(
+                f"contact: {self.contact!r} is not an http(s) URL or an e-mail address"
+                " (https://example.org/crawler, crawler@example.org)"
+            )
+
+    @property
+    def effective_user_agent(self) -> str:
+        """The User-Agent sent: ``user_agent``, else ``rk/<version> (+<contact>)``."""
+        contact = f" (+{self.contact})" if self.contact else ""
+        return self.user_agent or f"rk/{__version__}{contact}"
 
 
 class SecuritySettings(Section):

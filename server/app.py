@@ -81,7 +81,7 @@ def fetch_policy(settings: Settings) -> FetchPolicy:
         max_bytes=settings.media.max_image_bytes,
         timeout_s=settings.spider.timeout_s,
         allow_private_hosts=allow_list(settings.security.allow_private_hosts),
-        user_agent=settings.spider.user_agent,
+        user_agent=settings.spider.effective_user_agent,
     )
 
 

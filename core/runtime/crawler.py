@@ -20,6 +20,8 @@ from rk.core.api.sources import BrandTarget, SeasonSource, ShowSummary, Source
 from rk.core.api.wire import BrandRef, ShowIngest
 from rk.core.runtime import worker_metrics
 from rk.core.runtime.client import BackendRejected
+from rk.core.runtime.robots import refused_by_robots
+from rk.core.runtime.robots_shows import RobotsCheck, without_refused
 
 log = logging.getLogger("rk.crawl")
 
@@ -38,6 +40,8 @@ class CrawlStats(Struct, kw_only=True):
     uploaded: int = 0
     fell_back: int = 0
     image_failures: int = 0
+    refused: int = 0
+    images_refused: int = 0
     errors: list[str] = []
 
     def add(self, other: CrawlStats) -> None:
@@ -46,17 +50,29 @@ class CrawlStats(Struct, kw_only=True):
             value = getattr(other, field)
             setattr(self, field, getattr(self, field) + value)
 
+    def robots_note(self) -> str:
+        """What robots.txt refused ("2 shows and 5 images refused by robots.txt"), or ""."""
+        counts = [(self.refused, "show"), (self.images_refused, "image")]
+        parts = [f"{n} {noun}{'s' if n != 1 else ''}" for n, noun in counts if n]
+        return f"{' and '.join(parts)} refused by robots.txt" if parts else ""
+
+    def result_text(self) -> str:
+        """The task result's error text: what robots.txt refused, then each error."""
+        note = self.robots_note()
+        return "; ".join([note, *self.errors] if note else self.errors)
+
     def summary(self, printed: bool = False) -> str:
         """The one-line sum-up printed at the end of a crawl (``printed``: nothing submitted)."""
+        note = f"; {self.robots_note()}" if self.robots_note() else ""
         if printed:
             return (
                 f"printed {self.shows} shows ({self.skipped} skipped, {self.failed} failed), "
-                f"{self.images} image URLs (nothing downloaded, uploaded or submitted)"
+                f"{self.images} image URLs (nothing downloaded, uploaded or submitted){note}"
             )
         return (
             f"shows {self.shows} submitted ({self.skipped} skipped, {self.failed} failed), "
             f"images {self.images}: {self.uploaded} uploaded, {self.fell_back} fallen back "
-            f"to URL, {self.image_failures} failed"
+            f"to URL, {self.image_failures} failed{note}"
         )
 
 
@@ -91,12 +107,14 @@ async def crawl(
     uploader: ShowUploader | None = None,
     concurrency: int = 5,
     progress: Progress = _no_progress,
+    robots: RobotsCheck | None = None,
 ) -> CrawlStats:
     """Crawl the newest ``limit`` shows (None or 0 = all); return what happened.
 
-    Listing errors propagate (the whole crawl failed); per-show errors, and shows the
-    backend refused, are counted and logged; any other error raised by ``sink`` propagates
-    so nothing is silently lost.
+    Listing errors propagate (the whole crawl failed); per-show errors, shows the backend
+    refused and what robots.txt refused are counted and logged; any other error raised by
+    ``sink`` propagates so nothing is silently lost. With ``robots``, images robots.txt
+    refuses are left out of their show (``rk.core.runtime.robots_shows``).
     """
     shows = await source.list_shows(brand, limit or None)
 
@@ -111,6 +129,7 @@ async def crawl(
         uploader=uploader,
         concurrency=concurrency,
         progress=progress,
+        robots=robots,
     )
 
 
@@ -124,6 +143,7 @@ async def crawl_season(
     uploader: ShowUploader | None = None,
     concurrency: int = 5,
     progress: Progress = _no_progress,
+    robots: RobotsCheck | None = None,
 ) -> CrawlStats:
     """Crawl every show of ``season`` (at most ``limit``), each under its own brand.
 
@@ -139,6 +159,7 @@ async def crawl_season(
         uploader=uploader,
         concurrency=concurrency,
         progress=progress,
+        robots=robots,
     )
 
 
@@ -151,6 +172,7 @@ async def crawl_listed(
     uploader: ShowUploader | None = None,
     concurrency: int = 5,
     progress: Progress = _no_progress,
+    robots: RobotsCheck | None = None,
 ) -> CrawlStats:
     """Fetch, upload and sink each listed show; see ``crawl`` for what is counted."""
     stats = CrawlStats()
@@ -161,6 +183,8 @@ async def crawl_listed(
     async def one(summary: ShowSummary) -> None:
         async with gate:
             show = await _fetch(source, summary, brand_for, stats)
+            if show is not None and robots is not None:
+                show = await _obey_robots(show, robots, stats)
             if show is None:
                 progress("show", 1)
                 return
@@ -213,6 +237,11 @@ async def _fetch(
         log.info("skipped %s: %s", summary.url, exc)
         worker_metrics.SHOWS.labels("skipped").inc()
     except (SourceError, httpx.HTTPError, ValueError) as exc:
+        if refused_by_robots(exc):
+            stats.refused += 1
+            worker_metrics.SHOWS.labels("refused").inc()
+            log.warning("show %s not fetched: %s", summary.url, exc)
+            return None
         stats.failed += 1
         worker_metrics.SHOWS.labels("failed").inc()
         worker_metrics.SPIDER_ERRORS.labels("show").inc()
@@ -220,3 +249,19 @@ async def _fetch(
         stats.errors.append(reason)
         log.warning("show failed: %s", reason)
     return None
+
+
+async def _obey_robots(
+    show: ShowIngest, robots: RobotsCheck, stats: CrawlStats
+) -> ShowIngest | None:
+    """The show without the images robots.txt refuses (counted); None when it refuses all."""
+    kept, refused = await without_refused(show, robots)
+    if refused:
+        stats.images_refused += refused
+        worker_metrics.ROBOTS_REFUSED.labels("image").inc(refused)
+        log.warning("%s: %d images refused by robots.txt, left out", show.show_key, refused)
+    if kept is None:
+        stats.refused += 1
+        worker_metrics.SHOWS.labels("refused").inc()
+        log.warning("%s: robots.txt refuses every image; the show is not sent", show.show_key)
+    return kept

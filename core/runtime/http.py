@@ -5,7 +5,9 @@ never see it: per-host concurrency and a minimum interval between request starts
 on transport errors, 429 and 500/502/503/504 with full-jitter exponential backoff, and
 ``Retry-After`` honoured (capped at ``backoff_max_s``). A 404 or any other 4xx is final.
 After the last retry the last response is returned (callers see the 429/503) or the last
-transport error is raised.
+transport error is raised. Before any of that, robots.txt (``rk.core.runtime.robots``) is
+asked: a refused request raises ``RobotsRefused`` unsent, and a ``Crawl-delay`` longer than
+``min_interval_s`` becomes the host's interval.
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import AsyncIterator, Callable
+from typing import Protocol
 
 import httpx
 
 from rk.core.config import SpiderSettings
+from rk.core.runtime import worker_metrics
+from rk.core.runtime.robots import Robots, RobotsGate, RobotsRefused, fetch_robots, refusal, target
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +54,38 @@ def backoff_s(attempt: int, base_s: float, max_s: float) -> float:
     return random.random() * min(max_s, base_s * 2.0 ** min(attempt, 30))
 
 
-class _Host:
-    """Per-host politeness state: a concurrency slot pool and the next allowed start."""
+class Clock(Protocol):
+    """Where the transport reads the time and waits: the system's, or a test's fake one."""
 
-    def __init__(self, concurrency: int) -> None:
+    def now(self) -> float:
+        """Seconds on a monotonic clock."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``."""
+        ...
+
+
+class SystemClock:
+    """``time.monotonic`` and ``asyncio.sleep``."""
+
+    def now(self) -> float:
+        """Seconds on the monotonic clock."""
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        """Sleep on the event loop."""
+        await asyncio.sleep(seconds)
+
+
+class _Host:
+    """Per-host politeness state: a concurrency slot pool, the interval between request
+    starts and the last start reserved."""
+
+    def __init__(self, concurrency: int, interval: float) -> None:
         self.slots = asyncio.Semaphore(max(1, concurrency))
-        self.next_start = 0.0
+        self.interval = interval
+        self.last_start = -math.inf
 
 
 class _ReleasingStream(httpx.AsyncByteStream):
@@ -87,24 +119,59 @@ class PoliteTransport(httpx.AsyncBaseTransport):
         self,
         settings: SpiderSettings,
         inner: httpx.AsyncBaseTransport | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.settings = settings
+        self.clock = clock or SystemClock()
         self._inner = inner or httpx.AsyncHTTPTransport(retries=0)
         self._hosts: dict[str, _Host] = {}
+        self.robots = RobotsGate(settings.robots, self._fetch_robots, self.clock.now)
 
     def _host(self, host: str) -> _Host:
         state = self._hosts.get(host)
         if state is None:
-            state = self._hosts[host] = _Host(self.settings.per_host_concurrency)
+            state = _Host(self.settings.per_host_concurrency, self.settings.min_interval_s)
+            self._hosts[host] = state
         return state
+
+    def interval_s(self, host: str) -> float:
+        """Seconds between request starts on ``host``: ``min_interval_s`` or its Crawl-delay."""
+        return self._host(host).interval
 
     async def _wait_turn(self, state: _Host) -> None:
         """Reserve the next start time on this host and sleep until it comes."""
-        now = time.monotonic()
-        start = max(now, state.next_start)
-        state.next_start = start + self.settings.min_interval_s
+        now = self.clock.now()
+        start = max(now, state.last_start + state.interval)
+        state.last_start = start
         if start > now:
-            await asyncio.sleep(start - now)
+            await self.clock.sleep(start - now)
+
+    async def _fetch_robots(self, site: str) -> Robots:
+        """The robots.txt of origin ``site``, fetched politely (and never itself refused)."""
+
+        async def get(url: str) -> httpx.Response:
+            timeout = httpx.Timeout(self.settings.timeout_s).as_dict()
+            headers = {"User-Agent": self.settings.effective_user_agent}
+            request = httpx.Request("GET", url, headers=headers, extensions={"timeout": timeout})
+            return await self._send(request)
+
+        return await fetch_robots(site, get)
+
+    async def _obey_robots(self, request: httpx.Request) -> None:
+        """Raise RobotsRefused when robots.txt refuses ``request``; apply its Crawl-delay."""
+        robots = await self.robots.rules(request.url)
+        if robots is None:
+            return
+        state = self._host(request.url.host)
+        floor = max(self.settings.min_interval_s, robots.crawl_delay or 0.0)
+        if floor != state.interval:
+            log.info("%s: robots.txt Crawl-delay makes the interval %g s", request.url.host, floor)
+            state.interval = floor
+        if not robots.allows(target(request.url)):
+            worker_metrics.ROBOTS_REFUSED.labels("request").inc()
+            message = refusal(request.url, robots)
+            log.info("%s %s", request.method, message)
+            raise RobotsRefused(message, request=request)
 
     async def _send_once(self, request: httpx.Request, state: _Host) -> httpx.Response:
         await state.slots.acquire()
@@ -119,7 +186,12 @@ class PoliteTransport(httpx.AsyncBaseTransport):
         return response
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Send ``request`` politely, retrying what is worth retrying."""
+        """Send ``request`` politely if robots.txt allows it, retrying what is worth retrying."""
+        await self._obey_robots(request)
+        return await self._send(request)
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` within the host's limits, retrying what is worth retrying."""
         state = self._host(request.url.host)
         # A streamed body cannot be sent twice; only a buffered one (or none) is retried.
         replayable = isinstance(request.stream, httpx.ByteStream)
@@ -141,7 +213,7 @@ class PoliteTransport(httpx.AsyncBaseTransport):
                     retries,
                     wait,
                 )
-                await asyncio.sleep(wait)
+                await self.clock.sleep(wait)
                 continue
             if response.status_code not in RETRY_STATUSES or last:
                 return response
@@ -155,7 +227,7 @@ class PoliteTransport(httpx.AsyncBaseTransport):
                 retries,
                 wait,
             )
-            await asyncio.sleep(wait)
+            await self.clock.sleep(wait)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _backoff(self, attempt: int) -> float:
@@ -181,13 +253,28 @@ class PoliteTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
+class PoliteClient(httpx.AsyncClient):
+    """The client source plugins get; ``robots`` tells whether a URL may be fetched at all."""
+
+    def __init__(self, settings: SpiderSettings, transport: PoliteTransport) -> None:
+        super().__init__(
+            transport=transport,
+            timeout=httpx.Timeout(settings.timeout_s),
+            headers={"User-Agent": settings.effective_user_agent},
+            follow_redirects=True,
+        )
+        self.robots = transport.robots
+        self._polite = transport
+
+    def interval_s(self, host: str) -> float:
+        """Seconds between request starts on ``host`` (``min_interval_s`` or its Crawl-delay)."""
+        return self._polite.interval_s(host)
+
+
 def polite_client(
-    settings: SpiderSettings, inner: httpx.AsyncBaseTransport | None = None
-) -> httpx.AsyncClient:
-    """The shared source client: polite transport, per-request timeout, real user agent."""
-    return httpx.AsyncClient(
-        transport=PoliteTransport(settings, inner),
-        timeout=httpx.Timeout(settings.timeout_s),
-        headers={"User-Agent": settings.user_agent},
-        follow_redirects=True,
-    )
+    settings: SpiderSettings,
+    inner: httpx.AsyncBaseTransport | None = None,
+    clock: Clock | None = None,
+) -> PoliteClient:
+    """The shared source client: robots.txt, polite transport, per-request timeout, rk's agent."""
+    return PoliteClient(settings, PoliteTransport(settings, inner, clock))

@@ -28,6 +28,7 @@ from rk.core.runtime.client import (
     retry_backend,
 )
 from rk.core.runtime.crawler import CrawlStats, ShowUploader, crawl
+from rk.core.runtime.robots_shows import RobotsCheck
 
 log = logging.getLogger("rk.spider")
 
@@ -49,7 +50,8 @@ class SpiderServer:
     """The serve loop for one source.
 
     Heartbeats go three times per lease the backend states in each claimed task;
-    ``heartbeat_s`` is only for a backend that does not say.
+    ``heartbeat_s`` is only for a backend that does not say. ``robots`` leaves the images
+    robots.txt refuses out of each show.
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class SpiderServer:
         max_concurrency: int,
         uploader: ShowUploader | None = None,
         heartbeat_s: float = 60.0,
+        robots: RobotsCheck | None = None,
     ) -> None:
         self.client = client
         self.http = http
@@ -74,6 +77,7 @@ class SpiderServer:
         self.max_concurrency = max_concurrency
         self.uploader = uploader
         self.heartbeat_s = heartbeat_s
+        self.robots = robots
         self.stopping = asyncio.Event()
         self._source: Source | None = None
 
@@ -188,7 +192,7 @@ class SpiderServer:
                 worker=worker,
                 status="done",
                 shows_submitted=stats.shows,
-                error=printable("; ".join(stats.errors)),
+                error=printable(stats.result_text()),
             )
             detail = f" ({stats.summary()})"
         except asyncio.CancelledError:
@@ -219,6 +223,7 @@ class SpiderServer:
             submit,
             uploader=self.uploader,
             concurrency=self.max_concurrency,
+            robots=self.robots,
         )
 
     async def _heartbeat(

@@ -21,7 +21,9 @@ def _counter(name: str, documentation: str, *labels: str) -> Counter:
 
 
 SHOWS = _counter(
-    "rk_spider_shows", "Shows a spider handled, by outcome (submitted, skipped, failed).", "outcome"
+    "rk_spider_shows",
+    "Shows a spider handled, by outcome (submitted, skipped, failed, refused by robots.txt).",
+    "outcome",
 )
 IMAGES = _counter(
     "rk_spider_images",
@@ -33,6 +35,12 @@ SPIDER_ERRORS = _counter(
     "rk_spider_errors",
     "Spider errors by kind (show, backend_refused, image_download, image_upload, thumbnail).",
     "kind",
+)
+ROBOTS_REFUSED = _counter(
+    "rk_spider_robots_refused",
+    "URLs robots.txt kept a spider from fetching, by what (request: refused unsent by the"
+    " polite client; image: left out of its show before anything downloaded it).",
+    "what",
 )
 THUMBS = _counter(
     "rk_spider_thumbs",

@@ -105,7 +105,8 @@ async def test_connection_refused_is_retried_then_raises(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     url = f"http://127.0.0.1:{free_port()}/nothing-here"
-    async with polite_client(settings(retries=2)) as client:
+    # robots: ignore, so the page itself is tried (obeyed, robots.txt is: test_robots_client).
+    async with polite_client(settings(retries=2, robots="ignore")) as client:
         with pytest.raises(httpx.ConnectError):
             await client.get(url)
     retries = [r.getMessage() for r in caplog.records if "ConnectError, retry" in r.getMessage()]

@@ -132,6 +132,32 @@ async def test_spider_side_secret_and_clock(tmp_path: Path, start_backend: Start
     assert "backend unreachable" in status(lines, "ingest secret")
 
 
+async def test_a_spider_without_a_contact_is_warned_not_failed(
+    tmp_path: Path, start_backend: StartBackend
+) -> None:
+    backend = await start_backend()
+    endpoint = f"{backend.url}/admin/internal/ingest"
+    spider: dict = {"ingest": {"enabled": True, "endpoint": endpoint, "secret": SECRET}}
+    code, lines = await doctor(tmp_path, spider)
+    assert code == 0, lines
+    assert status(lines, "contact").startswith(
+        "warning  contact: spider.contact is not set: sites see User-Agent 'rk/"
+    )
+    assert status(lines, "contact").endswith(
+        "-> set spider.contact to a URL or e-mail address where a site can reach you"
+    )
+    assert lines[-1] == "all well"
+
+    spider["spider"] = {"contact": "crawler@archive.example.org"}
+    code, lines = await doctor(tmp_path, spider)
+    assert code == 0, lines
+    assert status(lines, "contact").startswith("ok       contact: sites see User-Agent 'rk/")
+    assert "(+crawler@archive.example.org)'" in status(lines, "contact")
+
+    backend_only = await doctor(tmp_path, {"data_dir": str(tmp_path / "d")}, "--role", "backend")
+    assert not any(" contact: " in line for line in backend_only[1])
+
+
 async def test_model_and_execution_provider(tmp_path: Path) -> None:
     code, lines = await doctor(tmp_path, {"vision": {"model": str(TINY_CLIP)}}, "--role", "spider")
     assert status(lines, "ingest").startswith("PROBLEM  ingest: ingest.endpoint is not set -> ")

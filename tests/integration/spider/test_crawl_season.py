@@ -69,7 +69,7 @@ def test_a_season_queues_one_task_per_brand_and_creates_missing_brands(
         f"queued 3 tasks for {FW} on vogue (1 brands created, 0 already queued); kept their "
         "own vogue slug: Paloma Quintero (paloma-q, listed paloma-quintero)",
     ]
-    assert site.paths() == [f"/fashion-shows/{FW}"]
+    assert site.paths() == ["/robots.txt", f"/fashion-shows/{FW}"]  # robots.txt obeyed first
     brands = ok(rk("brands", "list"))
     assert re.search(r"Maison Aurèle\s+vogue=maison-aurele", brands)
     assert re.search(r"Paloma Quintero\s+vogue=paloma-q$", brands, re.MULTILINE)

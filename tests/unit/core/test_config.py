@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rk import __version__
 from rk.core.api.errors import ConfigError
 from rk.core.api.sources import thumb_size_option
 from rk.core.config import find_config, load_settings, masked
@@ -132,3 +133,34 @@ def test_sources_learn_the_thumbnail_size(tmp_path: Path) -> None:
     for bad in ("big", 0, True, 1.5):
         with pytest.raises(ConfigError, match=r"sources\.vogue\.thumb_size must be a whole number"):
             thumb_size_option({"thumb_size": bad}, "vogue")
+
+
+def test_the_user_agent_names_rk_and_the_contact(tmp_path: Path) -> None:
+    spider = load_settings(environ={}).spider
+    assert (spider.user_agent, spider.contact, spider.robots) == ("", "", "obey")
+    assert spider.effective_user_agent == f"rk/{__version__}"
+    for contact in ("https://archive.example.org/crawler", "crawler@archive.example.org"):
+        config = write(tmp_path, f"spider: {{contact: '{contact}', robots: ignore}}\n")
+        spider = load_settings(config, environ={}).spider
+        assert spider.effective_user_agent == f"rk/{__version__} (+{contact})"
+        assert spider.robots == "ignore"
+    own = write(tmp_path, "spider: {user_agent: my-agent/1, contact: a@b.org}\n")
+    assert load_settings(own, environ={}).spider.effective_user_agent == "my-agent/1"
+
+
+@pytest.mark.parametrize(
+    "contact", ["archive.example.org", "ftp://example.org/x", "https://", "a b@c.org", "me@host"]
+)
+def test_a_bad_contact_is_a_one_line_error(tmp_path: Path, contact: str) -> None:
+    config = write(tmp_path, f"spider: {{contact: '{contact}'}}\n")
+    with pytest.raises(ConfigError) as err:
+        load_settings(config, environ={})
+    assert str(err.value) == (
+        f"{config}: spider: contact: {contact!r} is not an http(s) URL or an e-mail address"
+        " (https://example.org/crawler, crawler@example.org)"
+    )
+
+
+def test_robots_is_obey_or_ignore(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"config.yml: spider.robots: invalid enum value 'maybe'"):
+        load_settings(write(tmp_path, "spider: {robots: maybe}\n"), environ={})
