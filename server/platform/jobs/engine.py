@@ -57,6 +57,21 @@ def wall_clock() -> int:
     return int(time.time())
 
 
+class OncePerTick:
+    """Says when a clock tick (a unix second) is new: the lost-lease sweep of a queue runs on
+    the first claim of each tick, not on every claim of a busy one."""
+
+    def __init__(self) -> None:
+        self._last: int | None = None
+
+    def first(self, now: int) -> bool:
+        """True on the first call at ``now``, False on the others."""
+        if self._last == now:
+            return False
+        self._last = now
+        return True
+
+
 class JobQueue:
     """``ingest_jobs`` with rk's rules, over any registered backend."""
 
@@ -75,7 +90,7 @@ class JobQueue:
         self.clock = clock
         self.db = db
         self._owns_db = owns_db
-        self._reaped_at: int | None = None
+        self._reaping = OncePerTick()
         self.enqueued = asyncio.Event()
         """Pulsed when a job is enqueued (``watch``): wakes the workers waiting on it."""
         self.wakeups = 0
@@ -174,8 +189,7 @@ class JobQueue:
         now = self.clock()
         stuck_before = now - self.settings.ingest_stuck_s
         max_attempts = self.settings.ingest_max_attempts
-        if self._reaped_at != now:
-            self._reaped_at = now
+        if self._reaping.first(now):
             await self._fail_lost(now, stuck_before, max_attempts)
             await self._give_back_stale(now)
         ahead = self.prefetched.take(now, self.renew_every_s)
