@@ -6,6 +6,9 @@ manager, so it lives here and the interfaces import no plugin machinery.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 from urllib.parse import urlsplit
 
 import pluggy
@@ -19,24 +22,47 @@ from rk.core.api.sources import Source
 from rk.core.api.storage import Storage, StorageContext
 from rk.core.api.vector_indexes import VectorIndex
 
-
-def source_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[Source]]:
-    """Every registered source class, by ``name``."""
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_sources", "source", lambda cls: [cls.name]
-    )
+T = TypeVar("T")
 
 
-def get_source(name: str, pm: pluggy.PluginManager | None = None) -> type[Source]:
-    """The source class called ``name``; UnknownPlugin lists the available ones."""
-    return source_registry(pm).get(name)
+@dataclass(frozen=True)
+class HookFamily(Generic[T]):
+    """One registration hook: the classes its plugins return, keyed by name or scheme."""
+
+    hook: str
+    label: str
+    keys_of: Callable[[T], Iterable[str]]
+
+    def registry(self, pm: pluggy.PluginManager | None = None) -> Registry[T]:
+        """Every class registered through the hook (of ``pm``, else the process's manager)."""
+        return registry_of(pm or get_plugin_manager(), self.hook, self.label, self.keys_of)
+
+    def get(self, key: str, pm: pluggy.PluginManager | None = None) -> T:
+        """The class registered under ``key``; UnknownPlugin lists the available ones."""
+        return self.registry(pm).get(key)
 
 
-def storage_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[Storage]]:
-    """Every registered storage class, by URL scheme."""
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_storages", "storage scheme", lambda c: c.schemes
-    )
+SOURCES: HookFamily[type[Source]] = HookFamily(
+    "rk_register_sources", "source", lambda cls: [cls.name]
+)
+STORAGES: HookFamily[type[Storage]] = HookFamily(
+    "rk_register_storages", "storage scheme", lambda cls: cls.schemes
+)
+EMBEDDERS: HookFamily[type[Embedder]] = HookFamily(
+    "rk_register_embedders", "embedder", lambda cls: [cls.name]
+)
+QUEUES: HookFamily[type[QueueBackend]] = HookFamily(
+    "rk_register_queues", "queue backend", lambda cls: cls.schemes
+)
+VECTOR_INDEXES: HookFamily[type[VectorIndex]] = HookFamily(
+    "rk_register_vector_indexes", "vector index", lambda cls: [cls.name]
+)
+
+source_registry = SOURCES.registry
+get_source = SOURCES.get
+get_embedder = EMBEDDERS.get
+vector_index_registry = VECTOR_INDEXES.registry
+get_vector_index = VECTOR_INDEXES.get
 
 
 def open_storage(
@@ -46,41 +72,10 @@ def open_storage(
     scheme = urlsplit(url).scheme
     if not scheme:
         raise InvalidKey(f"storage URL {url!r} has no scheme (expected e.g. file:// or s3://)")
-    return storage_registry(pm).get(scheme)(url, context)
-
-
-def embedder_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[Embedder]]:
-    """Every registered embedder class, by ``name``."""
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_embedders", "embedder", lambda cls: [cls.name]
-    )
-
-
-def get_embedder(name: str, pm: pluggy.PluginManager | None = None) -> type[Embedder]:
-    """The embedder class called ``name``; UnknownPlugin lists the available ones."""
-    return embedder_registry(pm).get(name)
-
-
-def queue_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[QueueBackend]]:
-    """Every registered queue backend class, by database scheme."""
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_queues", "queue backend", lambda c: c.schemes
-    )
+    return STORAGES.get(scheme, pm)(url, context)
 
 
 def get_queue_backend(dsn: str, pm: pluggy.PluginManager | None = None) -> type[QueueBackend]:
     """The queue backend class for a database DSN, chosen by its scheme."""
     scheme = dsn.split("://", 1)[0].split("+", 1)[0]
-    return queue_registry(pm).get(scheme)
-
-
-def vector_index_registry(pm: pluggy.PluginManager | None = None) -> Registry[type[VectorIndex]]:
-    """Every registered vector-index class, by ``name``."""
-    return registry_of(
-        pm or get_plugin_manager(), "rk_register_vector_indexes", "vector index", lambda c: [c.name]
-    )
-
-
-def get_vector_index(name: str, pm: pluggy.PluginManager | None = None) -> type[VectorIndex]:
-    """The vector-index class called ``name``; UnknownPlugin lists the available ones."""
-    return vector_index_registry(pm).get(name)
+    return QUEUES.get(scheme, pm)

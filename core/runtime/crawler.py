@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Protocol, TypedDict, Unpack
 
 import httpx
 import msgspec
@@ -91,6 +91,16 @@ def _no_progress(event: str, amount: int) -> None:
     """Default progress callback: nothing to show."""
 
 
+class CrawlHow(TypedDict, total=False):
+    """How shows are crawled once listed, however they were listed (``crawl_listed``'s
+    defaults: no uploader, 5 shows at once, no progress, no robots.txt check)."""
+
+    uploader: ShowUploader | None
+    concurrency: int
+    progress: Progress
+    robots: RobotsCheck | None
+
+
 def with_brand(show: ShowIngest, brand: BrandTarget | None) -> ShowIngest:
     """The show carrying the backend's brand uid and name (the backend resolves by uid)."""
     if brand is None or not brand.uid:
@@ -103,11 +113,7 @@ async def crawl(
     brand: BrandTarget | None,
     limit: int | None,
     sink: ShowSink,
-    *,
-    uploader: ShowUploader | None = None,
-    concurrency: int = 5,
-    progress: Progress = _no_progress,
-    robots: RobotsCheck | None = None,
+    **how: Unpack[CrawlHow],
 ) -> CrawlStats:
     """Crawl the newest ``limit`` shows (None or 0 = all); return what happened.
 
@@ -121,16 +127,7 @@ async def crawl(
     async def same(summary: ShowSummary) -> BrandTarget | None:
         return brand
 
-    return await crawl_listed(
-        source,
-        shows[:limit] if limit else shows,
-        same,
-        sink,
-        uploader=uploader,
-        concurrency=concurrency,
-        progress=progress,
-        robots=robots,
-    )
+    return await crawl_listed(source, shows[:limit] if limit else shows, same, sink, **how)
 
 
 async def crawl_season(
@@ -140,10 +137,7 @@ async def crawl_season(
     sink: ShowSink,
     *,
     limit: int | None = None,
-    uploader: ShowUploader | None = None,
-    concurrency: int = 5,
-    progress: Progress = _no_progress,
-    robots: RobotsCheck | None = None,
+    **how: Unpack[CrawlHow],
 ) -> CrawlStats:
     """Crawl every show of ``season`` (at most ``limit``), each under its own brand.
 
@@ -151,16 +145,7 @@ async def crawl_season(
     creates it in the backend, with ``-d`` it is just the name the season page gives.
     """
     shows = await source.list_season(season)
-    return await crawl_listed(
-        source,
-        shows[:limit] if limit else shows,
-        brand_for,
-        sink,
-        uploader=uploader,
-        concurrency=concurrency,
-        progress=progress,
-        robots=robots,
-    )
+    return await crawl_listed(source, shows[:limit] if limit else shows, brand_for, sink, **how)
 
 
 async def crawl_listed(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Protocol
 
 import httpx
@@ -157,33 +157,28 @@ class Fetched:
     error: str = ""
 
 
+@dataclass(eq=False)
 class EmbedWorker:
     """Rounds of pending → download → embed → submit for one image kind."""
 
-    def __init__(
-        self,
-        client: BackendClient,
-        encoder: Encoder,
-        http: httpx.AsyncClient,
-        *,
-        kind: str,
-        limit: int = 100,
-        batch: int = 32,
-        concurrency: int = 8,
-        max_bytes: int = 30 * 1024 * 1024,
-        in_flight: int = IN_FLIGHT,
-        chunk_batches: int = CHUNK_BATCHES,
-    ) -> None:
-        self.client = client
-        self.encoder = encoder
-        self.http = http
-        self.kind = kind
-        self.limit = limit
-        self.batch = max(1, batch)
-        self.concurrency = max(1, concurrency)
-        self.max_bytes = max_bytes
-        self.in_flight = max(1, in_flight)
-        self.chunk_batches = max(1, chunk_batches)
+    client: BackendClient
+    encoder: Encoder
+    http: httpx.AsyncClient
+    _: KW_ONLY
+    kind: str
+    limit: int = 100
+    batch: int = 32
+    concurrency: int = 8
+    max_bytes: int = 30 * 1024 * 1024
+    in_flight: int = IN_FLIGHT
+    chunk_batches: int = CHUNK_BATCHES
+
+    def __post_init__(self) -> None:
+        """At least one of each: a batch, a download, a batch in flight, a batch per chunk."""
+        self.batch = max(1, self.batch)
+        self.concurrency = max(1, self.concurrency)
+        self.in_flight = max(1, self.in_flight)
+        self.chunk_batches = max(1, self.chunk_batches)
 
     async def download(self, url: str) -> bytes:
         """The bytes at ``url``; DownloadFailed with a short reason otherwise."""

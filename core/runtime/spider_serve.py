@@ -14,6 +14,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 
 import httpx
 
@@ -46,6 +47,7 @@ def heartbeat_every(lease_s: float) -> float:
     return max(0.5, min(60.0, lease_s / 3))
 
 
+@dataclass(eq=False)
 class SpiderServer:
     """The serve loop for one source.
 
@@ -54,32 +56,19 @@ class SpiderServer:
     robots.txt refuses out of each show.
     """
 
-    def __init__(
-        self,
-        client: BackendClient,
-        http: httpx.AsyncClient,
-        source_cls: type[Source],
-        source_options: dict[str, object],
-        *,
-        workers: int,
-        interval_s: float,
-        max_concurrency: int,
-        uploader: ShowUploader | None = None,
-        heartbeat_s: float = 60.0,
-        robots: RobotsCheck | None = None,
-    ) -> None:
-        self.client = client
-        self.http = http
-        self.source_cls = source_cls
-        self.source_options = source_options
-        self.workers = workers
-        self.interval_s = interval_s
-        self.max_concurrency = max_concurrency
-        self.uploader = uploader
-        self.heartbeat_s = heartbeat_s
-        self.robots = robots
-        self.stopping = asyncio.Event()
-        self._source: Source | None = None
+    client: BackendClient
+    http: httpx.AsyncClient
+    source_cls: type[Source]
+    source_options: dict[str, object]
+    _: KW_ONLY
+    workers: int
+    interval_s: float
+    max_concurrency: int
+    uploader: ShowUploader | None = None
+    heartbeat_s: float = 60.0
+    robots: RobotsCheck | None = None
+    stopping: asyncio.Event = field(default_factory=asyncio.Event, init=False)
+    _source: Source | None = field(default=None, init=False, repr=False)
 
     @property
     def source(self) -> Source:

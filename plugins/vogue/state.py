@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 from msgspec import Struct
@@ -23,6 +23,7 @@ _ASSIGN = re.compile(r"\s*=\s*")
 _DECODER = json.JSONDecoder()
 
 S = TypeVar("S")
+T = TypeVar("T")
 
 
 class VogueParseError(SourceError):
@@ -33,16 +34,20 @@ class _Camel(Struct, rename="camel", kw_only=True):
     """Base of the state Structs: JSON keys are camelCase, unknown keys are skipped."""
 
 
+class PageState(_Camel, Generic[T]):
+    """A page's state: only its ``transformed`` part, of a shape per page kind, is read."""
+
+    transformed: T | None = None
+
+
 class AzTransformed(_Camel):
     """``transformed`` of the designer A–Z page."""
 
     all_runway_designers: Any = None
 
 
-class AzState(_Camel):
-    """State of ``/fashion-shows/designers``."""
-
-    transformed: AzTransformed | None = None
+AzState = PageState[AzTransformed]
+"""State of ``/fashion-shows/designers``."""
 
 
 class DesignerTransformed(_Camel):
@@ -51,10 +56,8 @@ class DesignerTransformed(_Camel):
     runway_designer_content: Any = None
 
 
-class DesignerState(_Camel):
-    """State of ``/fashion-shows/designer/{slug}``."""
-
-    transformed: DesignerTransformed | None = None
+DesignerState = PageState[DesignerTransformed]
+"""State of ``/fashion-shows/designer/{slug}``."""
 
 
 class Rendition(_Camel):
@@ -107,10 +110,8 @@ class ShowTransformed(_Camel):
     canonical_url: Any = msgspec.field(default=None, name="head.canonicalUrl")
 
 
-class ShowState(_Camel):
-    """State of ``/fashion-shows/{season}/{designer}``."""
-
-    transformed: ShowTransformed | None = None
+ShowState = PageState[ShowTransformed]
+"""State of ``/fashion-shows/{season}/{designer}``."""
 
 
 class SeasonTransformed(_Camel):
@@ -119,10 +120,8 @@ class SeasonTransformed(_Camel):
     runway_season_content: Any = None
 
 
-class SeasonState(_Camel):
-    """State of ``/fashion-shows/{season}``."""
-
-    transformed: SeasonTransformed | None = None
+SeasonState = PageState[SeasonTransformed]
+"""State of ``/fashion-shows/{season}``."""
 
 
 def gallery_items(raw: msgspec.Raw) -> list[Item | None]:

@@ -30,6 +30,15 @@ INSERT = """
                              attempts, shows_submitted, last_error, created_at, updated_at"""
 """The head of both engines' task inserts, up to the columns they differ in (one adds season)."""
 
+CLAIMED = "RETURNING id, brand_id, source, max_shows, attempts, season"
+"""The tail of both engines' claims: the task columns ``claimed_task`` reads."""
+
+CLAIMED_BRAND = "SELECT uid, name, slugs FROM brands WHERE id ="
+"""The brand columns ``claimed_task`` reads; each engine binds the brand id its own way."""
+
+STATE = "SELECT id, status, worker, attempts FROM crawl_tasks"
+"""The fence fields ``task_state`` reads; each engine appends its own filter."""
+
 RESET = """
     UPDATE crawl_tasks
     SET status = 'queued', attempts = 0, worker = '', locked_at = 0, shows_submitted = 0,"""

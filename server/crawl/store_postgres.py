@@ -29,7 +29,7 @@ SQL = {
         LIMIT $5
         RETURNING id""",
     # Each candidate query skips rows other claimers hold; the better of the two wins.
-    "claim": """
+    "claim": f"""
         WITH expired AS (
             SELECT id, priority FROM crawl_tasks
             WHERE status = 'running' AND source = $2 AND locked_at < $4 AND attempts < $5
@@ -50,14 +50,13 @@ SQL = {
             SELECT id FROM (SELECT * FROM expired UNION ALL SELECT * FROM ready) AS candidate
             ORDER BY priority DESC, id
             LIMIT 1)
-        RETURNING id, brand_id, source, max_shows, attempts, season""",
-    "claimed_brand": "SELECT uid, name, slugs FROM brands WHERE id = $1",
-    "lost": """
-        SELECT id, status, worker, attempts FROM crawl_tasks
+        {shared.CLAIMED}""",
+    "claimed_brand": f"{shared.CLAIMED_BRAND} $1",
+    "lost": f"""{shared.STATE}
         WHERE status = 'running' AND locked_at < $1 AND attempts >= $2
         ORDER BY id
         LIMIT $3""",
-    "get": "SELECT id, status, worker, attempts FROM crawl_tasks WHERE id = $1",
+    "get": f"{shared.STATE} WHERE id = $1",
     "touch": f"UPDATE crawl_tasks SET locked_at = $5, updated_at = $5 WHERE {FENCE}",
     "finish": f"""
         UPDATE crawl_tasks

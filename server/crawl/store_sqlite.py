@@ -32,7 +32,7 @@ SQL = {
         ORDER BY lower(b.name), b.id
         LIMIT :limit
         RETURNING id""",
-    "claim": """
+    "claim": f"""
         UPDATE crawl_tasks
         SET status = 'running', worker = :worker, locked_at = :now, attempts = attempts + 1,
             updated_at = :now
@@ -52,14 +52,13 @@ SQL = {
                     LIMIT 1))
             ORDER BY priority DESC, id
             LIMIT 1)
-        RETURNING id, brand_id, source, max_shows, attempts, season""",
-    "claimed_brand": "SELECT uid, name, slugs FROM brands WHERE id = :brand_id",
-    "lost": """
-        SELECT id, status, worker, attempts FROM crawl_tasks
+        {shared.CLAIMED}""",
+    "claimed_brand": f"{shared.CLAIMED_BRAND} :brand_id",
+    "lost": f"""{shared.STATE}
         WHERE status = 'running' AND locked_at < :expired_before AND attempts >= :max_attempts
         ORDER BY id
         LIMIT :limit""",
-    "get": "SELECT id, status, worker, attempts FROM crawl_tasks WHERE id = :id",
+    "get": f"{shared.STATE} WHERE id = :id",
     "touch": f"UPDATE crawl_tasks SET locked_at = :now, updated_at = :now WHERE {FENCE}",
     "finish": f"""
         UPDATE crawl_tasks

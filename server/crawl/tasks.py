@@ -34,7 +34,7 @@ from rk.server.crawl.repository import (
 )
 from rk.server.platform.db.database import Database, open_database
 from rk.server.platform.http.errors import ApiError, NotFound
-from rk.server.platform.jobs.engine import wall_clock
+from rk.server.platform.jobs.engine import OncePerTick, wall_clock
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class CrawlTasks:
         self.settings = settings
         self.clock = clock
         self._owned_db = owned_db
-        self._reaped_at: int | None = None
+        self._reaping = OncePerTick()
 
     @classmethod
     def on(
@@ -161,8 +161,7 @@ class CrawlTasks:
         now = self.clock()
         expired_before = now - self.settings.crawl_lease_s
         max_attempts = self.settings.crawl_max_attempts
-        if self._reaped_at != now:
-            self._reaped_at = now
+        if self._reaping.first(now):
             await self._fail_lost(now, expired_before, max_attempts)
         while task := await self.store.claim(worker, source, now, expired_before, max_attempts):
             if task.brand_name is not None:

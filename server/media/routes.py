@@ -27,26 +27,34 @@ import hashlib
 import logging
 from typing import Annotated, Any
 
-from litestar import Controller, MediaType, Request, Response, get, put
+from litestar import Controller, Request, Response, get, put
 from litestar.di import NamedDependency
 from litestar.params import Parameter
 from msgspec import Struct
 
-from rk.core.api.errors import ConfigError, InvalidKey, SignatureError
+from rk.core.api.errors import ConfigError, InvalidKey, RkError, SignatureError
 from rk.core.api.keys import is_media_key
 from rk.core.api.storage import Storage
-from rk.core.api.wire import ErrorBody
 from rk.core.config import Settings
 from rk.core.media_urls import ReadExpired, UploadExpired, verify_read, verify_upload
 from rk.server.media.access import published_key
 from rk.server.media.thumb_check import image_info
-from rk.server.platform.http.errors import one_line
+from rk.server.platform.http.errors import error_response
 
 log = logging.getLogger(__name__)
 NO_STORE = "no-store"
 PRIVATE = "private, no-store"
 OCTET_STREAM = "application/octet-stream"
 KeyParam = Annotated[str, Parameter(description="A media key such as runway/<sha1>.jpg")]
+REFUSALS: tuple[tuple[type[RkError], int], ...] = (
+    (InvalidKey, 422),
+    (UploadExpired, 410),
+    (ReadExpired, 410),
+    (SignatureError, 403),
+    (ConfigError, 503),
+)
+"""The status of each way a signed URL can fail, most specific first (expiries are
+SignatureErrors): a malformed grant 422, an expired one 410, a bad signature 403, no secret 503."""
 
 
 class MediaStored(Struct, frozen=True, kw_only=True):
@@ -59,12 +67,19 @@ class MediaStored(Struct, frozen=True, kw_only=True):
 
 def error_answer(status: int, message: str) -> Response[Any]:
     """A one-line JSON error that no cache keeps (a 404 may be a 200 after a publish)."""
-    return Response(
-        ErrorBody(error=one_line(message)),
-        status_code=status,
-        media_type=MediaType.JSON,
-        headers={"Cache-Control": NO_STORE},
-    )
+    return error_response(status, message, {"Cache-Control": NO_STORE})
+
+
+def _refused(exc: RkError) -> Response[Any]:
+    """The answer to a signed URL that does not hold: its status is the first match in REFUSALS."""
+    status = next(status for kind, status in REFUSALS if isinstance(exc, kind))
+    return error_answer(status, str(exc))
+
+
+def _storage_unavailable(key: str, exc: OSError) -> Response[Any]:
+    """A 503 for a storage that failed on ``key`` (the cause goes to the log only)."""
+    log.warning("storage failed on %s: %s", key, exc)
+    return error_answer(503, "storage unavailable, retry later")
 
 
 def public_cache_control(max_age_s: int) -> str:
@@ -76,12 +91,8 @@ def _signed_read_refused(secret: str, key: str, query: dict[str, str]) -> Respon
     """None when ``query`` is a good signed read of ``key``, else the answer that refuses it."""
     try:
         verify_read(secret, key, query)
-    except ReadExpired as exc:
-        return error_answer(410, str(exc))
-    except SignatureError as exc:
-        return error_answer(403, str(exc))
-    except ConfigError as exc:
-        return error_answer(503, str(exc))
+    except (SignatureError, ConfigError) as exc:
+        return _refused(exc)
     return None
 
 
@@ -115,8 +126,7 @@ async def serve_object(
     except FileNotFoundError:
         return error_answer(404, f"no media at {key}")
     except OSError as exc:
-        log.warning("storage failed on %s: %s", key, exc)
-        return error_answer(503, "storage unavailable, retry later")
+        return _storage_unavailable(key, exc)
     info = image_info(data)
     return Response(data, media_type=info[2] if info else OCTET_STREAM, headers=headers)
 
@@ -140,14 +150,8 @@ class MediaController(Controller):
             return error_answer(422, f"key {key[:80]!r} is not a media key")
         try:
             grant = verify_upload(secret, key, dict(request.query_params))
-        except InvalidKey as exc:
-            return error_answer(422, str(exc))
-        except UploadExpired as exc:
-            return error_answer(410, str(exc))
-        except SignatureError as exc:
-            return error_answer(403, str(exc))
-        except ConfigError as exc:
-            return error_answer(503, str(exc))
+        except (InvalidKey, SignatureError, ConfigError) as exc:
+            return _refused(exc)
         declared = request.headers.get("content-length")
         if declared is not None and declared != str(grant.size):
             return error_answer(422, f"body is {declared} bytes but the URL allows {grant.size}")
@@ -161,8 +165,7 @@ class MediaController(Controller):
         try:
             created = await storage.create(key, body)
         except OSError as exc:
-            log.warning("storage failed on %s: %s", key, exc)
-            return error_answer(503, "storage unavailable, retry later")
+            return _storage_unavailable(key, exc)
         stored = MediaStored(key=key, size=grant.size, created=created)
         return Response(stored, status_code=201 if created else 200)
 

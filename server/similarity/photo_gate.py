@@ -15,6 +15,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from rk.server.platform.http.errors import ApiError
 
@@ -43,14 +44,14 @@ class TooManyUploads(Refused):
     status_code = 429
 
 
+@dataclass(eq=False)
 class PhotoGate:
     """Slots and per-address rates of one backend process (lives in ``app.state``)."""
 
-    def __init__(self, slots: int, per_minute: int) -> None:
-        self.slots = slots
-        self.per_minute = per_minute
-        self.in_use = 0
-        self._seen: dict[str, deque[float]] = {}
+    slots: int
+    per_minute: int
+    in_use: int = field(default=0, init=False)
+    _seen: dict[str, deque[float]] = field(default_factory=dict, init=False, repr=False)
 
     def _count(self, address: str, now: float) -> None:
         """Count one upload from ``address``; TooManyUploads past the rate."""

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from rk.core.api.errors import ConfigError
+from rk.server.platform.db.batches import Batches, Waiting
 from rk.server.platform.db.database import Row, TaskTransactions
 from rk.server.platform.db.dsn import sqlite_path
 from rk.server.platform.db.sqlite_checkpoints import BACKSTOP_PAGES, Checkpointer
@@ -158,8 +159,9 @@ class SqliteDatabase(FirstRowReads, TaskTransactions[SqliteConnection]):
         self._reader_local = threading.local()
         self._reader_conns: list[sqlite3.Connection] = []
         self._lock = asyncio.Lock()
-        self._pending: list[tuple[WriteFn, asyncio.Future[Any]]] = []
-        self._batcher: asyncio.Task[None] | None = None
+        self._writes: Batches[WriteFn, Any] = Batches(
+            self._commit_batch, name="rk-sqlite-batches", gate=self._lock
+        )
         self._savepoints = count(1)
         self.checkpoints = Checkpointer(self.path, BUSY_TIMEOUT_S)
 
@@ -275,47 +277,30 @@ class SqliteDatabase(FirstRowReads, TaskTransactions[SqliteConnection]):
                 return await self.on_writer(fn)
         if self._writer_pool is None:
             raise RuntimeError(f"SQLite database {self.path} is closed")
-        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._pending.append((fn, done))
-        if self._batcher is None:
-            self._batcher = asyncio.create_task(self._write_batches(), name="rk-sqlite-batches")
-        return await done
+        return await self._writes.ask(fn)
 
-    async def _write_batches(self) -> None:
-        """Commit what is pending, batch after batch, until nothing is left."""
+    async def _commit_batch(self, waiting: list[Waiting[WriteFn, Any]]) -> None:
+        """Run the writes still wanted in one transaction (under the lock), then answer each."""
+        batch = [(fn, done) for fn, done in waiting if not done.cancelled()]
+        if not batch:
+            return
         try:
-            while self._pending:
-                async with self._lock:
-                    batch = [(fn, done) for fn, done in self._pending if not done.cancelled()]
-                    self._pending = []
-                    if not batch:
-                        continue
-                    try:
-                        outcomes = await self.on_writer(
-                            partial(_run_batch, [fn for fn, _ in batch])
-                        )
-                    except asyncio.CancelledError:
-                        for _, done in batch:
-                            done.cancel()
-                        raise
-                    except BaseException as exc:  # BEGIN/COMMIT failed: nothing was kept
-                        outcomes = [(False, exc)] * len(batch)
-                    else:
-                        self.checkpoints.committed()
-                for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
-                    if done.done():
-                        continue
-                    if ok:
-                        done.set_result(value)
-                    else:
-                        done.set_exception(value)
+            outcomes = await self.on_writer(partial(_run_batch, [fn for fn, _ in batch]))
         except asyncio.CancelledError:
-            for _, done in self._pending:
+            for _, done in batch:
                 done.cancel()
-            self._pending = []
             raise
-        finally:
-            self._batcher = None
+        except BaseException as exc:  # BEGIN/COMMIT failed: nothing was kept
+            outcomes = [(False, exc)] * len(batch)
+        else:
+            self.checkpoints.committed()
+        for (_, done), (ok, value) in zip(batch, outcomes, strict=True):
+            if done.done():
+                continue
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(value)
 
     async def rows(self, sql: str, *args: Any) -> list[Row]:
         ambient = self._ambient()
@@ -335,8 +320,7 @@ class SqliteDatabase(FirstRowReads, TaskTransactions[SqliteConnection]):
     async def close(self) -> None:
         if self._writer_pool is None:
             return
-        if self._batcher is not None:
-            await asyncio.wait([self._batcher])
+        await self._writes.settled()
         await self.checkpoints.close()
         writer_pool, self._writer_pool = self._writer_pool, None
 

@@ -30,6 +30,7 @@ import pluggy
 from rk.core.api.lookups import get_queue_backend
 from rk.core.api.queues import Job, QueueBackend, SignedJob
 from rk.core.config import QueueSettings
+from rk.server.platform.db.batches import Batches, Waiting
 from rk.server.platform.db.database import Database, open_database
 from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.prefetch import Prefetch
@@ -44,6 +45,8 @@ Outcome = Literal[
 FailResult = Literal["retrying", "failed", "lost"]
 KINDS: frozenset[str] = frozenset(get_args(JobKind))
 OUTCOMES: frozenset[str] = frozenset(get_args(Outcome))
+Completion = tuple[Job, str, str]
+"""A claimed job, its outcome and note, as ``complete_many`` takes them."""
 LOST_BATCH = 100
 CLAIM_BATCH = 64
 """The most jobs one round trip claims, or completes."""
@@ -52,6 +55,21 @@ CLAIM_BATCH = 64
 def wall_clock() -> int:
     """Now, in unix seconds."""
     return int(time.time())
+
+
+class OncePerTick:
+    """Says when a clock tick (a unix second) is new: the lost-lease sweep of a queue runs on
+    the first claim of each tick, not on every claim of a busy one."""
+
+    def __init__(self) -> None:
+        self._last: int | None = None
+
+    def first(self, now: int) -> bool:
+        """True on the first call at ``now``, False on the others."""
+        if self._last == now:
+            return False
+        self._last = now
+        return True
 
 
 class JobQueue:
@@ -72,15 +90,16 @@ class JobQueue:
         self.clock = clock
         self.db = db
         self._owns_db = owns_db
-        self._reaped_at: int | None = None
+        self._reaping = OncePerTick()
         self.enqueued = asyncio.Event()
         """Pulsed when a job is enqueued (``watch``): wakes the workers waiting on it."""
         self.wakeups = 0
         """How many pulses so far: a worker that saw a pulse while busy does not wait."""
         self._claimers: list[asyncio.Future[Job | None]] = []
         self._claiming: asyncio.Task[None] | None = None
-        self._completions: list[tuple[Job, str, str, asyncio.Future[bool]]] = []
-        self._completing: asyncio.Task[None] | None = None
+        self._completions: Batches[Completion, bool] = Batches(
+            self._complete_batch, name="rk-queue-completions", most=CLAIM_BATCH
+        )
         self.prefetched = Prefetch(prefetch)
         self._expiring: asyncio.Task[None] | None = None
         self._signed = SignedBatches(backend, clock)
@@ -170,8 +189,7 @@ class JobQueue:
         now = self.clock()
         stuck_before = now - self.settings.ingest_stuck_s
         max_attempts = self.settings.ingest_max_attempts
-        if self._reaped_at != now:
-            self._reaped_at = now
+        if self._reaping.first(now):
             await self._fail_lost(now, stuck_before, max_attempts)
             await self._give_back_stale(now)
         ahead = self.prefetched.take(now, self.renew_every_s)
@@ -268,34 +286,22 @@ class JobQueue:
             )
         if self.db.in_transaction():
             return await self.backend.complete(job, outcome, note, self.clock())
-        held: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._completions.append((job, outcome, note, held))
-        if self._completing is None:
-            self._completing = asyncio.create_task(
-                self._complete_batches(), name="rk-queue-completions"
-            )
-        return await held
+        return await self._completions.ask((job, outcome, note))
 
-    async def _complete_batches(self) -> None:
-        """Complete what is waiting, a round trip at a time, until nothing is left."""
+    async def _complete_batch(self, batch: list[Waiting[Completion, bool]]) -> None:
+        """Complete a batch in one round trip (a cancelled waiter's job too), then answer each."""
         try:
-            while self._completions:
-                batch = self._completions[:CLAIM_BATCH]
-                del self._completions[:CLAIM_BATCH]
-                try:
-                    results = await self.backend.complete_many(
-                        [(job, outcome, note) for job, outcome, note, _ in batch], self.clock()
-                    )
-                except Exception as exc:
-                    for *_, held in batch:
-                        if not held.done():
-                            held.set_exception(exc)
-                    continue
-                for (*_, held), result in zip(batch, results, strict=True):
-                    if not held.done():
-                        held.set_result(result)
-        finally:
-            self._completing = None
+            results = await self.backend.complete_many(
+                [completion for completion, _ in batch], self.clock()
+            )
+        except Exception as exc:
+            for _, held in batch:
+                if not held.done():
+                    held.set_exception(exc)
+            return
+        for (_, held), result in zip(batch, results, strict=True):
+            if not held.done():
+                held.set_result(result)
 
     async def fail(self, job: Job, error: str, *, permanent: bool = False) -> FailResult:
         """Record a failed attempt: retry after the backoff, or fail for good after the last.
@@ -322,10 +328,10 @@ class JobQueue:
 
     async def settled(self) -> None:
         """Wait until no claim or completion round trip is in flight (claims ahead included)."""
-        for task in (self._claiming, self._completing):
-            if task is not None:
-                with contextlib.suppress(Exception):
-                    await task
+        if self._claiming is not None:
+            with contextlib.suppress(Exception):
+                await self._claiming
+        await self._completions.settled()
 
     async def close(self) -> None:
         """Close the backend, and the database when the queue opened it."""

@@ -12,11 +12,13 @@ import asyncio
 from collections.abc import Callable
 
 from rk.core.api.queues import QueueBackend, SignedJob
+from rk.server.platform.db.batches import Batches, Waiting
 
 MAX_BATCH = 256
 """The most jobs one round trip writes."""
 
-Waiting = tuple[SignedJob, "asyncio.Future[int | None]"]
+Enqueue = Waiting[SignedJob, int | None]
+"""A signed job and the future its new id (None: a replay) goes to."""
 
 
 class SignedBatches:
@@ -25,34 +27,28 @@ class SignedBatches:
     def __init__(self, backend: QueueBackend, clock: Callable[[], int]) -> None:
         self.backend = backend
         self.clock = clock
-        self._waiting: list[Waiting] = []
-        self._writer: asyncio.Task[None] | None = None
+        self._batches: Batches[SignedJob, int | None] = Batches(
+            self._write, name="rk-signed-enqueues", most=MAX_BATCH
+        )
 
     async def enqueue(self, job: SignedJob) -> int | None:
         """The new job's id, or None when its signature was already used (a replay)."""
-        done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((job, done))
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write(), name="rk-signed-enqueues")
-        return await done
+        return await self._batches.ask(job)
 
-    async def _write(self) -> None:
-        try:
-            while self._waiting:
-                batch = [w for w in self._waiting[:MAX_BATCH] if not w[1].done()]
-                del self._waiting[:MAX_BATCH]
-                unique: dict[str, Waiting] = {}
-                for job, done in batch:
-                    if job.signature in unique:  # the same request twice at once: one wins
-                        done.set_result(None)
-                    else:
-                        unique[job.signature] = (job, done)
-                if unique:
-                    await self._write_batch(list(unique.values()))
-        finally:
-            self._writer = None
+    async def _write(self, waiting: list[Enqueue]) -> None:
+        """Write the batch's jobs, a signature sent twice at once written once."""
+        unique: dict[str, Enqueue] = {}
+        for job, done in waiting:
+            if done.done():
+                continue
+            if job.signature in unique:  # the same request twice at once: one wins
+                done.set_result(None)
+            else:
+                unique[job.signature] = (job, done)
+        if unique:
+            await self._write_batch(list(unique.values()))
 
-    async def _write_batch(self, batch: list[Waiting]) -> None:
+    async def _write_batch(self, batch: list[Enqueue]) -> None:
         try:
             ids = await self.backend.enqueue_signed([job for job, _ in batch], self.clock())
         except Exception as exc:
@@ -67,8 +63,7 @@ class SignedBatches:
 
     async def close(self) -> None:
         """Wait for the batch being written (its requests get their answers)."""
-        if self._writer is not None:
-            await asyncio.wait([self._writer])
+        await self._batches.settled()
 
 
 def _answer(done: asyncio.Future[int | None], outcome: int | Exception | None) -> None:

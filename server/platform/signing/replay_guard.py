@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 
+from rk.server.platform.db.batches import Batches, Waiting
 from rk.server.platform.signing.repository import (
     delete_signatures_expired_before,
     record_new_signatures,
@@ -25,59 +25,50 @@ SWEEP_EVERY_S = 60.0
 MAX_BATCH = 500
 
 
-@dataclass
-class _Pending:
-    signature: str
-    expires_at: int
-    first: asyncio.Future[bool] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
+Use = tuple[str, int]
+"""A signature and when it expires (unix seconds)."""
+Pending = Waiting[Use, bool]
+"""A use waiting to learn whether it is the signature's first."""
 
 
-def _answer(pending: _Pending, first: bool) -> None:
+def _answer(waiting: asyncio.Future[bool], first: bool) -> None:
     """Resolve the waiting request (unless it was cancelled meanwhile)."""
-    if not pending.first.done():
-        pending.first.set_result(first)
+    if not waiting.done():
+        waiting.set_result(first)
 
 
 class ReplayGuard:
     """Records signatures; ``first_use`` says whether this is the signature's first request."""
 
     def __init__(self) -> None:
-        self._queue: list[_Pending] = []
-        self._writer: asyncio.Task[None] | None = None
+        self._uses: Batches[Use, bool] = Batches(
+            self._write, name="rk-replay-record", most=MAX_BATCH
+        )
         self._swept_at = 0.0
 
     async def first_use(self, signature: str, expires_at: int) -> bool:
         """True the first time ``signature`` is seen (across processes) before it expires."""
-        pending = _Pending(signature, expires_at)
-        self._queue.append(pending)
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write())
-        return await pending.first
+        return await self._uses.ask((signature, expires_at))
 
-    async def _write(self) -> None:
-        while self._queue:
-            batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-            try:
-                await self._record(batch)
-            except Exception as exc:  # the requests fail with the error; the writer goes on
-                for pending in batch:
-                    if not pending.first.done():
-                        pending.first.set_exception(exc)
+    async def _write(self, batch: list[Pending]) -> None:
+        try:
+            await self._record(batch)
+        except Exception as exc:  # the requests fail with the error; the writer goes on
+            for _, first in batch:
+                if not first.done():
+                    first.set_exception(exc)
 
-    async def _record(self, batch: list[_Pending]) -> None:
-        unique: dict[str, _Pending] = {}
+    async def _record(self, batch: list[Pending]) -> None:
+        unique: dict[str, Pending] = {}
         for pending in batch:
-            if pending.signature in unique:
-                _answer(pending, False)
+            (signature, _), waiting = pending
+            if signature in unique:
+                _answer(waiting, False)
             else:
-                unique[pending.signature] = pending
-        inserted = await record_new_signatures(
-            [(pending.signature, pending.expires_at) for pending in unique.values()]
-        )
-        for signature, pending in unique.items():
-            _answer(pending, signature in inserted)
+                unique[signature] = pending
+        inserted = await record_new_signatures([use for use, _ in unique.values()])
+        for signature, (_, waiting) in unique.items():
+            _answer(waiting, signature in inserted)
         await self.sweep()
 
     async def sweep(self) -> None:
