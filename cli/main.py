@@ -12,6 +12,7 @@ from rk.cli import (
     admin_cmd,
     articles_cmd,
     brands_cmd,
+    colours_cmd,
     config_cmd,
     crawl_cmd,
     db_cmd,
@@ -73,6 +74,7 @@ serve_cmd.register(app)
 vectors_cmd.register(app)
 doctor_cmd.register(app)
 storage_cmd.register(app)
+colours_cmd.register(app)
 
 
 def run() -> None:

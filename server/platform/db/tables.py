@@ -353,3 +353,28 @@ ALL_TABLES: list[type[Table]] = [
     SignedRequest,
     InstanceSecret,
 ]
+
+
+class ImageColour(Table, tablename="image_colours"):
+    """One main colour of an image's garment palette (``rk.server.colour``; migration 0060).
+
+    ``rank`` 1 is the largest ``share`` (an image's shares sum to 1); ``name`` is the nearest
+    fashion colour by ΔE00 (``delta_e``); Lab is CIELAB D65. Indexes: unique
+    ``image_colours_image_rank`` (image_id, rank), ``image_colours_name_share`` (name, share).
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    image_id = BigInt()
+    rank = Integer()
+    name = Varchar(length=32)
+    hex = Varchar(length=7)
+    lab_l = Real()
+    lab_a = Real()
+    lab_b = Real()
+    share = Real()
+    delta_e = Real()
+    computed_at = BigInt(default=0)
+
+
+ALL_TABLES.append(ImageColour)
