@@ -34,6 +34,14 @@ from rk.server.moderation import (
 )
 from rk.server.platform.web.pages import redirect_with
 
+REVIEW = "admin/article.html"
+
+
+async def review_context(state: State, number: int) -> dict[str, Any]:
+    """What the review page of article ``number`` shows."""
+    found = await review(state.console_storage, number, state.settings.admin.duplicate_score)
+    return {"article": found, "next_id": found.next_id}
+
 
 def actor_of(request: Request[Any, Any, Any]) -> Actor:
     """The signed-in account as the audit log names it."""
@@ -121,19 +129,11 @@ class ArticlePages(Controller):
 
     @get("/{article_id:str}", name="admin:article")
     async def article(
-        self,
-        request: Request[Any, Any, Any],
-        article_id: Segment,
-        state: State,
-        storage: NamedDependency[Storage],
+        self, request: Request[Any, Any, Any], article_id: Segment, state: State
     ) -> Response[Any]:
         """Every look and detail of one article, its audit and possible duplicates."""
-        settings: Settings = state.settings
-        found = await review(
-            storage, path_id(article_id, "article"), settings.admin.duplicate_score
-        )
-        context = {"article": found, "next_id": found.next_id}
-        return admin_page(request, "admin/article.html", context)
+        context = await review_context(state, path_id(article_id, "article"))
+        return admin_page(request, REVIEW, context)
 
     @post("/{article_id:str}/{action:str}", name="admin:article-action", status_code=303)
     async def decide(
@@ -160,13 +160,9 @@ class ArticlePages(Controller):
                 backend_url=request.app.state.backend_url,
             )
         except StaleArticle as exc:
-            state = request.app.state
-            found = await review(
-                state.console_storage, number, state.settings.admin.duplicate_score
-            )
-            context = {"article": found, "next_id": found.next_id}
+            context = await review_context(request.app.state, number)
             message = f"Nothing was changed: {exc}. Look again, then decide."
-            return form_error(request, "admin/article.html", context, "form", message, 409)
+            return form_error(request, REVIEW, context, "form", message, 409)
         following = await next_pending(number) if action != "delete" else None
         if text(form, "go") == "next" and following is not None:
             return redirect_with(f"/admin/articles/{following}", summary(action, changes))

@@ -76,6 +76,19 @@ async def tab_counts(brand_id: int = 0) -> dict[str, int]:
     return dict(counts)
 
 
+TEXT_FIELDS = ("title", "brand", "brand_uid", "season", "city", "source", "kind")
+NUMBER_FIELDS = ("id", "created_at", "updated_at")
+
+
+def article_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """The fields every console view of an article takes from its ``ARTICLE_COLUMNS`` row."""
+    return {
+        **{name: str(row[name]) for name in TEXT_FIELDS},
+        **{name: int(row[name]) for name in NUMBER_FIELDS},
+        "status": visible_status(str(row["status"]), int(row["deleted_at"])),
+    }
+
+
 COVER_NAMES = tuple(
     (f"cover_{name}", name)
     for name in (
@@ -115,23 +128,7 @@ async def _fetch(
             cover = await picture(
                 storage, image, str(row["brand"]), str(row["season"]), str(row["title"])
             )
-        items.append(
-            ArticleRow(
-                id=int(row["id"]),
-                title=str(row["title"]),
-                brand=str(row["brand"]),
-                brand_uid=str(row["brand_uid"]),
-                season=str(row["season"]),
-                city=str(row["city"]),
-                source=str(row["source"]),
-                kind=str(row["kind"]),
-                status=visible_status(str(row["status"]), int(row["deleted_at"])),
-                images=int(row["images"]),
-                created_at=int(row["created_at"]),
-                updated_at=int(row["updated_at"]),
-                cover=cover,
-            )
-        )
+        items.append(ArticleRow(**article_fields(row), images=int(row["images"]), cover=cover))
     return items, more
 
 

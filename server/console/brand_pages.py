@@ -10,7 +10,7 @@ from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import FormMultiDict, State
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 
 from rk.core.api.storage import Storage
 from rk.core.api.wire import BrandInfo
@@ -44,8 +44,18 @@ def brand_form(
     return name, slugs, {"name": name, **{f"slug_{s}": v for s, v in slugs.items()}}
 
 
-async def brand_of(uid: str) -> BrandInfo:
-    """The brand with this uid; NotFound (a 404 page) otherwise."""
+def checked_brand(
+    name: str, slugs: dict[str, str], sources: list[str]
+) -> tuple[str, dict[str, str]]:
+    """A brand form's cleaned name and slugs; FieldError naming the field that is wrong."""
+    with field("name", BrandInputError):
+        name = clean_name(name)
+    with field("slugs", BrandInputError):
+        return name, clean_slugs(slugs, sources)
+
+
+async def brand_of(uid: Segment) -> BrandInfo:
+    """The brand named by the path's uid (``found``); NotFound (a 404 page) otherwise."""
     found = await brand_info(uid[:64]) if uid else None
     if found is None:
         raise NotFound(f"no brand {uid[:40]!r}")
@@ -57,6 +67,7 @@ class BrandPages(Controller):
 
     path = "/brands"
     include_in_schema = False
+    dependencies = {"found": Provide(brand_of)}
 
     async def list_context(
         self, state: State, q: str, after: str | None, values: dict[str, Any]
@@ -92,10 +103,7 @@ class BrandPages(Controller):
         sources = sources_of(state)
         name, raw, values = brand_form(await form_of(request), sources)
         try:
-            with field("name", BrandInputError):
-                name = clean_name(name)
-            with field("slugs", BrandInputError):
-                slugs = clean_slugs(raw, sources)
+            name, slugs = checked_brand(name, raw, sources)
             info, created = await add_brand(name, slugs)
             if not created:
                 message = f"a brand called {info.name!r} already exists"
@@ -129,60 +137,57 @@ class BrandPages(Controller):
     async def brand(
         self,
         request: Request[Any, Any, Any],
-        state: State,
         storage: NamedDependency[Storage],
-        uid: Segment,
+        found: NamedDependency[BrandInfo],
     ) -> Response[Any]:
         """A brand: edit form, queue a crawl, update history, articles."""
-        found = await brand_of(uid)
-        return admin_page(request, PAGE, await self.page_context(state, storage, found, {}))
+        return admin_page(
+            request, PAGE, await self.page_context(request.app.state, storage, found, {})
+        )
+
+    async def refused(
+        self,
+        request: Request[Any, Any, Any],
+        found: BrandInfo,
+        values: dict[str, str],
+        exc: FieldError,
+    ) -> Response[Any]:
+        """The brand's page again: the message beside its field, the input kept."""
+        state = request.app.state
+        context = await self.page_context(state, state.console_storage, found, values)
+        return field_error(request, PAGE, context, exc)
 
     @post("/{uid:str}/edit", name="admin:brand-edit", status_code=303, guards=[admin_only])
     async def edit(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
-        uid: Segment,
+        self, request: Request[Any, Any, Any], found: NamedDependency[BrandInfo]
     ) -> Response[Any]:
         """Rename a brand or change its slugs."""
-        found = await brand_of(uid)
-        sources = sources_of(state)
+        sources = sources_of(request.app.state)
         name, raw, values = brand_form(await form_of(request), sources)
         try:
-            with field("name", BrandInputError):
-                checked = clean_name(name)
-            with field("slugs", BrandInputError):
-                slugs = clean_slugs(raw, sources)
+            checked, slugs = checked_brand(name, raw, sources)
             with field("name", BrandInputError):
                 await update_brand(found, checked, slugs)
         except FieldError as exc:
-            context = await self.page_context(state, storage, found, values)
-            return field_error(request, PAGE, context, exc)
+            return await self.refused(request, found, values, exc)
         return redirect_with(f"/admin/brands/{found.uid}", f"Saved {checked}.")
 
     @post("/{uid:str}/crawl", name="admin:brand-crawl", status_code=303, guards=[admin_only])
     async def crawl(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
-        uid: Segment,
+        self, request: Request[Any, Any, Any], found: NamedDependency[BrandInfo]
     ) -> Response[Any]:
         """Queue a crawl of this brand (default: its newest 3 shows)."""
-        found = await brand_of(uid)
         form = await form_of(request)
-        sources = sources_of(state)
+        state = request.app.state
         source = text(form, "source")
         values = {"max_shows": text(form, "max_shows")[:40], "source": source[:40]}
         try:
-            if source not in sources:
-                raise FieldError("source", f"choose a source: {', '.join(sources)}")
+            if source not in sources_of(state):
+                raise FieldError("source", f"choose a source: {', '.join(sources_of(state))}")
             with field("max_shows", BadInput):
                 max_shows = count(text(form, "max_shows"), "max shows", 0, 1000)
         except FieldError as exc:
-            context = await self.page_context(state, storage, found, values)
-            return field_error(request, PAGE, context, exc)
+            return await self.refused(request, found, values, exc)
         task_id = await crawl_tasks(state).add_task(found.id, max_shows, 0, source)
         shows = "every show" if max_shows == 0 else f"the newest {max_shows} shows"
         return redirect_with(

@@ -48,25 +48,6 @@ async def list_tasks(
     if status is not None and status not in STATUSES:
         raise ApiError(f"status must be one of {', '.join(sorted(STATUSES))}, not {status!r}")
     found = await task_rows(status, brand_id, before, limit + 1)
-    items = [
-        TaskRow(
-            id=int(row["id"]),
-            brand_id=int(row["brand_id"]),
-            brand=str(row["brand"]),
-            brand_uid=str(row["brand_uid"]),
-            source=str(row["source"]),
-            season=str(row["season"]),
-            status=str(row["status"]),
-            priority=int(row["priority"]),
-            max_shows=int(row["max_shows"]),
-            worker=str(row["worker"]),
-            attempts=int(row["attempts"]),
-            shows_submitted=int(row["shows_submitted"]),
-            last_error=str(row["last_error"]),
-            created_at=int(row["created_at"]),
-            updated_at=int(row["updated_at"]),
-            locked_at=int(row["locked_at"]),
-        )
-        for row in found[:limit]
-    ]
+    fields = TaskRow.__struct_fields__
+    items = [TaskRow(**{name: row[name] for name in fields}) for row in found[:limit]]
     return TaskPage(items=items, next_before=items[-1].id if len(found) > limit else None)

@@ -42,61 +42,52 @@ class JobRow(Struct, frozen=True, kw_only=True):
     brand_uid: str = ""
 
 
-def show_summary(payload: str) -> tuple[str, str, int]:
-    """(show key, title, look count) of a crawl job's payload; blanks when unreadable."""
+TEXT_FIELDS = ("kind", "status", "outcome", "note")
+NUMBER_FIELDS = ("id", "attempts", "brand_id", "created_at", "updated_at", "locked_at")
+
+
+def payload_of(payload: str) -> dict[str, Any]:
+    """A job's payload as a JSON object; empty when it is unreadable or not an object."""
     try:
         value: Any = msgspec.json.decode(payload or "{}")
     except msgspec.DecodeError:
-        return "", "", 0
-    if not isinstance(value, dict):
-        return "", "", 0
-    looks = value.get("looks")
-    return (
-        str(value.get("show_key") or ""),
-        str(value.get("title") or ""),
-        len(looks) if isinstance(looks, list) else 0,
-    )
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
-def summary(kind: str, payload: str) -> tuple[str, str, int, int, int]:
-    """(show key, title, looks, details, article id) of a job's payload."""
+def count_of(value: object) -> int:
+    """How many items a payload's list holds (0 when it is not a list)."""
+    return len(value) if isinstance(value, list) else 0
+
+
+def summary(kind: str, payload: str) -> dict[str, Any]:
+    """``show_key``, ``title``, ``looks``, ``details`` and ``article_id`` of a job's payload:
+    a crawl job's show, or the article a cleanup job is for."""
+    value = payload_of(payload)
     if kind != "crawl":
-        try:
-            value: Any = msgspec.json.decode(payload or "{}")
-        except msgspec.DecodeError:
-            value = {}
-        article = value.get("article_id") if isinstance(value, dict) else None
-        return "", "", 0, 0, int(article) if isinstance(article, int) else 0
-    key, title, looks = show_summary(payload)
-    try:
-        decoded: Any = msgspec.json.decode(payload or "{}")
-        details = decoded.get("details") if isinstance(decoded, dict) else None
-    except msgspec.DecodeError:
-        details = None
-    return key, title, looks, len(details) if isinstance(details, list) else 0, 0
+        article = value.get("article_id")
+        found = {"article_id": int(article) if isinstance(article, int) else 0}
+        return {"show_key": "", "title": "", "looks": 0, "details": 0, **found}
+    return {
+        "show_key": str(value.get("show_key") or ""),
+        "title": str(value.get("title") or ""),
+        "looks": count_of(value.get("looks")),
+        "details": count_of(value.get("details")),
+        "article_id": 0,
+    }
 
 
 def job_row(row: dict[str, Any]) -> JobRow:
     """The JobRow of a row of ``JOB_COLUMNS`` (and ``BRAND_COLUMNS`` when read)."""
-    key, title, looks, details, article = summary(str(row["kind"]), str(row["payload"]))
+    fields: dict[str, Any] = {
+        **{name: str(row[name]) for name in TEXT_FIELDS},
+        **{name: int(row[name]) for name in NUMBER_FIELDS},
+    }
     return JobRow(
-        id=int(row["id"]),
-        kind=str(row["kind"]),
-        status=str(row["status"]),
-        outcome=str(row["outcome"]),
-        note=str(row["note"]),
+        **fields,
+        **summary(str(row["kind"]), str(row["payload"])),
         error=str(row["last_error"]),
-        attempts=int(row["attempts"]),
-        brand_id=int(row["brand_id"]),
         brand=str(row.get("brand", "")),
         brand_uid=str(row.get("brand_uid", "")),
-        show_key=key,
-        title=title,
-        looks=looks,
-        details=details,
-        article_id=article,
-        created_at=int(row["created_at"]),
-        updated_at=int(row["updated_at"]),
-        locked_at=int(row["locked_at"]),
         next_attempt_at=int(row["next_attempt_at"]),
     )

@@ -13,7 +13,7 @@ from typing import Any
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
-from rk.server.console.articles import cover_row
+from rk.server.console.articles import article_fields, cover_row
 from rk.server.console.repository.review import (
     article_rows,
     audit_log_rows,
@@ -25,6 +25,9 @@ from rk.server.console.repository.review import (
 )
 from rk.server.moderation import UnknownArticle, visible_status
 from rk.server.site import Picture, picture
+
+REVIEW_TEXT = ("date", "show_key", "url", "designer", "author")
+"""The article's columns only the review page shows (besides ``article_fields``)."""
 
 
 class AuditEntry(Struct, frozen=True, kw_only=True):
@@ -164,24 +167,11 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
     brand, season, title = str(row["brand"]), str(row["season"]), str(row["title"])
     images = [image for image in map(cover_row, found) if image is not None]
     pictures = [await picture(storage, image, brand, season, title) for image in images]
+    shown: dict[str, Any] = {name: str(row[name]) for name in REVIEW_TEXT}
     return ArticleReview(
-        id=article_id,
-        title=title,
-        brand=brand,
-        brand_uid=str(row["brand_uid"]),
+        **article_fields(row),
+        **shown,
         brand_id=int(row["brand_id"]),
-        season=season,
-        city=str(row["city"]),
-        date=str(row["date"]),
-        source=str(row["source"]),
-        kind=str(row["kind"]),
-        show_key=str(row["show_key"]),
-        url=str(row["url"]),
-        designer=str(row["designer"]),
-        author=str(row["author"]),
-        status=visible_status(str(row["status"]), int(row["deleted_at"])),
-        created_at=int(row["created_at"]),
-        updated_at=int(row["updated_at"]),
         looks=[p for p in pictures if p.role == "look"],
         details=[p for p in pictures if p.role != "look"],
         audit=await article_audit(article_id) if row["audited"] else [],

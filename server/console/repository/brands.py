@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from rk.server.console.job_rows import JOB_COLUMNS
-from rk.server.console.repository.where import Where
+from rk.server.console.repository.where import Where, page_rows
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.db.tables import Brand
 
@@ -26,13 +26,12 @@ async def brand_page_rows(query: str, after: str | None, limit: int) -> list[dic
         .add("LOWER(b.name) LIKE {} ESCAPE '\\'", like(query), when=bool(query))
         .add("b.name > {}", after, when=after is not None)
     )
-    return await rows(
+    select = (
         "SELECT b.id, b.uid, b.name, b.slugs, b.created_at,"
         " (SELECT COUNT(*) FROM articles a WHERE a.brand_id = b.id AND a.deleted_at = 0)"
-        f" AS articles FROM brands b {where.clause()} ORDER BY b.name LIMIT {{}}",
-        *where.args,
-        limit,
+        " AS articles FROM brands b"
     )
+    return await page_rows(select, where, "b.name", limit)
 
 
 async def names_like(pattern: str, limit: int) -> list[dict[str, Any]]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rk.server.console.repository.where import Where
-from rk.server.platform.db.sql_rows import rows
+from rk.server.console.repository.where import Where, page_rows
 
 
 async def task_rows(
@@ -18,12 +17,10 @@ async def task_rows(
         .add("t.brand_id = {}", brand_id, when=bool(brand_id))
         .add("t.id < {}", before, when=before is not None)
     )
-    return await rows(
+    select = (
         "SELECT t.id, t.brand_id, t.source, t.season, t.status, t.priority, t.max_shows,"
         " t.worker, t.attempts, t.shows_submitted, t.last_error, t.created_at, t.updated_at,"
         " t.locked_at, COALESCE(b.name, '') AS brand, COALESCE(b.uid, '') AS brand_uid"
-        f" FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id {where.clause()}"
-        " ORDER BY t.id DESC LIMIT {}",
-        *where.args,
-        limit,
+        " FROM crawl_tasks t LEFT JOIN brands b ON b.id = t.brand_id"
     )
+    return await page_rows(select, where, "t.id DESC", limit)

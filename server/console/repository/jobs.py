@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from rk.server.console.job_rows import BRAND_COLUMNS, JOB_COLUMNS
-from rk.server.console.repository.where import Where
+from rk.server.console.repository.where import Where, page_rows
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.db.tables import IngestJob
 
@@ -24,9 +24,7 @@ async def job_page_rows(
     for column, value in filters.items():
         where.add(f"j.{column} = {{}}", value, when=bool(value))
     where.add("j.id < {}", before, when=before is not None)
-    return await rows(
-        f"{SELECT_JOBS} {where.clause()} ORDER BY j.id DESC LIMIT {{}}", *where.args, limit
-    )
+    return await page_rows(SELECT_JOBS, where, "j.id DESC", limit)
 
 
 async def job_by_id(job_id: int) -> dict[str, Any] | None:

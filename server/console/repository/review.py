@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rk.server.console.repository.articles import ARTICLE_COLUMNS, LISTED_IMAGE, WHERE
+from rk.server.console.repository.where import Where, page_rows
 from rk.server.platform.db.sql_rows import marks, rows
 from rk.server.site import IMAGE_COLUMNS
 
@@ -29,14 +30,13 @@ async def audit_rows(article_id: int) -> list[dict[str, Any]]:
 
 async def audit_log_rows(before: int | None, limit: int) -> list[dict[str, Any]]:
     """Up to ``limit`` status changes newest first, below ``before``, with their title."""
-    where, args = ("WHERE m.id < {}", [before]) if before is not None else ("", [])
-    return await rows(
+    select = (
         "SELECT m.id, m.article_id, m.actor, m.old_status, m.new_status, m.via, m.at,"
         " COALESCE(a.title, '') AS title FROM moderation_audit m"
-        f" LEFT JOIN articles a ON a.id = m.article_id {where} ORDER BY m.id DESC LIMIT {{}}",
-        *args,
-        limit,
+        " LEFT JOIN articles a ON a.id = m.article_id"
     )
+    where = Where().add("m.id < {}", before, when=before is not None)
+    return await page_rows(select, where, "m.id DESC", limit)
 
 
 async def duplicate_rows(article_id: int, min_score: float) -> list[dict[str, Any]]:

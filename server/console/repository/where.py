@@ -1,6 +1,11 @@
-"""A ``WHERE`` clause built from the filters a console list was given."""
+"""A ``WHERE`` clause built from the filters a console list was given, and one keyset page of
+rows read with it."""
 
 from __future__ import annotations
+
+from typing import Any
+
+from rk.server.platform.db.sql_rows import rows
 
 
 class Where:
@@ -20,3 +25,8 @@ class Where:
     def clause(self) -> str:
         """``WHERE a AND b``, or "" without conditions."""
         return f"WHERE {' AND '.join(self.conditions)}" if self.conditions else ""
+
+
+async def page_rows(select: str, where: Where, order: str, limit: int) -> list[dict[str, Any]]:
+    """Up to ``limit`` rows of ``select`` (``SELECT … FROM …``) passing ``where``, in ``order``."""
+    return await rows(f"{select} {where.clause()} ORDER BY {order} LIMIT {{}}", *where.args, limit)
