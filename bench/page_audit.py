@@ -159,6 +159,8 @@ def main() -> int:
                 "show": f"/shows/{archive.shows['show-0']}",
                 "image": f"/images/{archive.images['show-0'][0]}",
                 "designer": f"/brands/{archive.brands['Acne Studios']}",
+                "seasons": "/seasons",
+                "season": "/seasons/spring-2025-ready-to-wear",
                 "search": "/search",
             }
             counts = axe_counts(backend.url, paths)

@@ -19,7 +19,18 @@ from rk.server.site.http_cache import answer, render_json
 from rk.server.site.image import ImagePage
 from rk.server.site.page_cache import Rendered
 from rk.server.site.pages import PublicController, model_of, storage_of
-from rk.server.site.params import Before, BrandUid, FilterQuery, ImageId, ShowId, ShowsQuery
+from rk.server.site.params import (
+    After,
+    Before,
+    BrandUid,
+    FilterQuery,
+    ImageId,
+    SeasonSlug,
+    ShowId,
+    ShowsQuery,
+)
+from rk.server.site.seasons.index import SeasonIndex
+from rk.server.site.seasons.season import SEASON_PAGE, SeasonPage
 from rk.server.site.show import Show
 from rk.server.site.shows import PAGE_SIZE, ShowList
 from rk.server.site.views import (
@@ -28,6 +39,8 @@ from rk.server.site.views import (
     brands_view,
     facets_view,
     image_view,
+    season_view,
+    seasons_view,
     show_view,
     shows_view,
 )
@@ -111,5 +124,31 @@ class PublicApi(PublicController):
             return render_json(
                 BrandShows(brand=found.brand, shows=found.shows), found.shows.newest()
             )
+
+        return await answer(request, render)
+
+    @get("/seasons", summary="Seasons with published shows by year, with counts")
+    async def seasons(self, request: Request[Any, Any, Any]) -> Response[SeasonIndex]:
+        """Every season that has a published show, newest year first."""
+
+        async def render() -> Rendered:
+            return render_json(await seasons_view())
+
+        return await answer(request, render)
+
+    @get("/seasons/{slug:str}", summary="One season and a page of its published shows")
+    async def season(
+        self,
+        request: Request[Any, Any, Any],
+        slug: SeasonSlug,
+        after: After = None,
+        limit: Limit = SEASON_PAGE,
+    ) -> Response[SeasonPage]:
+        """The season's published shows by designer A–Z; pass ``next_after`` back as
+        ``after`` for the next ones."""
+
+        async def render() -> Rendered:
+            found = await season_view(storage_of(request), slug, after, limit)
+            return render_json(found, found.newest())
 
         return await answer(request, render)

@@ -1,11 +1,15 @@
-"""One published image as its page shows it: the picture, its show, previous and next, and
-its similar looks (stored neighbours, published ones only, with scores).
+"""One published image as its page shows it: the picture, its show and credits, previous and
+next, its place among the show's looks (or details: counted apart), a filmstrip of the
+looks around it, and its similar looks (stored neighbours, published ones only, with
+scores).
 
 The neighbours are those of the backend's model; without a model, or before the image's
 vector is placed, the page says so instead of showing an empty grid without a reason.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from msgspec import Struct
 
@@ -14,17 +18,40 @@ from rk.server.platform.http.errors import NotFound
 from rk.server.similarity import similar
 from rk.server.site.looks import ScoredLook, scored_looks
 from rk.server.site.pictures import Picture, picture_in
-from rk.server.site.repository.images import live_image_row, look_image_id, show_image_ids
+from rk.server.site.repository.images import live_image_row, look_image_id, show_image_rows
 from rk.server.site.show import show_row
 from rk.server.site.shows import ShowFacts, facts_of
 
 SIMILAR_K = 20
+STRIP_SIDE = 6
+"""Filmstrip frames on each side of the current one (the show page has them all)."""
 
 
 class ShowRef(ShowFacts, frozen=True, kw_only=True):
-    """The show an image belongs to, as the image page names it."""
+    """The show an image belongs to, as the image page names and credits it."""
 
     url: str
+    kind: str = "runway"
+    designer: str = ""
+    author: str = ""
+
+
+class Counter(Struct, frozen=True, kw_only=True):
+    """An image's place among its show's pictures of its role: ``Look 3 of 12``, ``Detail 2
+    of 4`` (``what``: look, detail, or photo for street style)."""
+
+    what: str
+    number: int
+    total: int
+
+
+class Filmstrip(Struct, frozen=True, kw_only=True):
+    """The frames around the current image (same role, show order): ``before`` and ``after``
+    say how many more the show has beyond each end."""
+
+    frames: list[Picture]
+    before: int
+    after: int
 
 
 class ImagePage(Struct, frozen=True, kw_only=True):
@@ -44,6 +71,8 @@ class ImagePage(Struct, frozen=True, kw_only=True):
     similar: list[ScoredLook]
     similar_note: str = ""
     look_id: int | None = None
+    counter: Counter | None = None
+    filmstrip: Filmstrip | None = None
 
 
 async def similar_looks(
@@ -69,14 +98,25 @@ async def get_image(storage: Storage, image_id: int, model: str | None) -> Image
     if row is None:
         raise NotFound(f"no published image {image_id}")
     show = await show_row(int(str(row["article_id"])))
-    order = await show_image_ids(int(show["id"]))
+    pictures = await show_image_rows(int(show["id"]))
+    order = [int(p["id"]) for p in pictures]
     at = order.index(image_id)
     looks, note = await similar_looks(storage, image_id, model)
     image = await picture_in(storage, row, show)
     look_id = None if image.look is None else await look_image_id(int(show["id"]), image.look)
+    same = [p for p in pictures if p["role"] == row["role"]]
+    number = next(n for n, p in enumerate(same, 1) if int(p["id"]) == image_id)
+    kind = str(show["kind"])
+    what = "photo" if kind == "street" else ("look" if image.role == "look" else "detail")
     return ImagePage(
         image=image,
-        show=ShowRef(**facts_of(show), url=str(show["url"])),
+        show=ShowRef(
+            **facts_of(show),
+            url=str(show["url"]),
+            kind=kind,
+            designer=str(show["designer"]),
+            author=str(show["author"]),
+        ),
         index=at + 1,
         count=len(order),
         prev_id=order[at - 1] if at > 0 else None,
@@ -85,4 +125,16 @@ async def get_image(storage: Storage, image_id: int, model: str | None) -> Image
         similar=looks,
         similar_note=note,
         look_id=look_id,
+        counter=Counter(what=what, number=number, total=len(same)),
+        filmstrip=await filmstrip(storage, show, same, number - 1),
     )
+
+
+async def filmstrip(
+    storage: Storage, show: dict[str, Any], same: list[dict[str, Any]], at: int
+) -> Filmstrip:
+    """Up to ``STRIP_SIDE`` frames each side of ``same[at]`` (more on one side near an end)."""
+    start = max(0, min(at - STRIP_SIDE, len(same) - 2 * STRIP_SIDE - 1))
+    end = min(len(same), start + 2 * STRIP_SIDE + 1)
+    frames = [await picture_in(storage, p, show) for p in same[start:end]]
+    return Filmstrip(frames=frames, before=start, after=len(same) - end)

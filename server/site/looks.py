@@ -24,6 +24,7 @@ class ScoredLook(Struct, frozen=True, kw_only=True):
     show_title: str
     brand: BrandName | None
     season: str
+    kind: str = "runway"
 
 
 async def scored_looks(storage: Storage, scored: list[tuple[int, float]]) -> list[ScoredLook]:
@@ -42,6 +43,7 @@ async def scored_looks(storage: Storage, scored: list[tuple[int, float]]) -> lis
                 show_title=str(row["title"]),
                 brand=brand_of(row),
                 season=str(row["season"]),
+                kind=str(row["kind"]),
             )
         )
     return looks

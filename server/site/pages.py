@@ -1,4 +1,5 @@
-"""The visitors' pages: home (shows with filters), brands A–Z, a brand, a show, an image.
+"""The visitors' pages: home (the latest season, then shows with filters), brands A–Z, a
+brand, seasons by year, a season, a show, an image.
 
 Each page renders what its view (``views``) returns, the same call its JSON twin in ``api``
 makes, and is sent with ``http_cache`` headers. Unknown or unpublished things are friendly
@@ -17,13 +18,25 @@ from rk.server.similarity import runtime_of
 from rk.server.site.facets import facets
 from rk.server.site.http_cache import answer, render_html
 from rk.server.site.page_cache import Rendered, serve_cached
-from rk.server.site.params import QUERIES, Before, BrandUid, ImageId, ShowId, ShowsQuery
+from rk.server.site.params import (
+    QUERIES,
+    After,
+    Before,
+    BrandUid,
+    ImageId,
+    SeasonSlug,
+    ShowId,
+    ShowsQuery,
+)
 from rk.server.site.show_filters import KINDS
 from rk.server.site.views import (
     Listing,
     brand_view,
     brands_view,
     image_view,
+    lead_view,
+    season_view,
+    seasons_view,
     show_view,
     shows_view,
 )
@@ -67,11 +80,15 @@ class PublicPages(PublicController):
     async def home(
         self, request: Request[Any, Any, Any], shows_query: NamedDependency[ShowsQuery]
     ) -> Response[bytes]:
-        """Newest published shows first, filtered by the URL, older ones by keyset."""
+        """The latest season first, then the newest published shows, filtered by the URL,
+        older ones by keyset."""
 
         async def render() -> Rendered:
-            found = await shows_view(storage_of(request), shows_query)
-            more = {"facets": await facets(found.filters), "kinds": KINDS}
+            storage = storage_of(request)
+            found = await shows_view(storage, shows_query)
+            front = not found.filters.active and not shows_query.before
+            lead = await lead_view(storage) if front else None
+            more = {"facets": await facets(found.filters), "kinds": KINDS, "lead": lead}
             context = listed(found, shows_query.before, **more)
             return render_html(request, "public/home.html", context, found.shows.newest())
 
@@ -96,6 +113,28 @@ class PublicPages(PublicController):
             found = await brand_view(storage_of(request), uid, before)
             context = listed(found, before, brand=found.brand)
             return render_html(request, "public/brand.html", context, found.shows.newest())
+
+        return await answer(request, render)
+
+    @get("/seasons", name="public:seasons")
+    async def seasons(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        """Every season with published shows, by year, with counts."""
+
+        async def render() -> Rendered:
+            return render_html(request, "public/seasons.html", {"index": await seasons_view()})
+
+        return await answer(request, render)
+
+    @get("/seasons/{slug:str}", name="public:season")
+    async def season(
+        self, request: Request[Any, Any, Any], slug: SeasonSlug, after: After = None
+    ) -> Response[bytes]:
+        """One season's published shows by designer A–Z."""
+
+        async def render() -> Rendered:
+            found = await season_view(storage_of(request), slug, after)
+            context = {"page": found, "first_page": not after}
+            return render_html(request, "public/season.html", context, found.newest())
 
         return await answer(request, render)
 

@@ -3,7 +3,8 @@
 Values arrive as text and are checked by the services (``show_filters``), so a bad one
 gets a sentence saying what is wrong rather than a framework validation dump. Ids that
 are not ids are simply unknown: a 404, never a 500 from an out-of-range integer. The five
-filters of a show list arrive together as one ``FilterQuery``, with its cursor as one
+filters of a show list (and ``all``, the filter whose every value the sidebar lists) arrive
+together as one ``FilterQuery``, with its cursor as one
 ``ShowsQuery``.
 """
 
@@ -25,12 +26,29 @@ Brand = Annotated[str | None, QueryParameter(description="A brand's uid (see /ap
 Season = Annotated[
     str | None, QueryParameter(description="Exact season, e.g. Spring 2025 Ready-to-Wear")
 ]
-Year = Annotated[str | None, QueryParameter(description="Year of the show date, e.g. 2025")]
+Year = Annotated[
+    str | None,
+    QueryParameter(
+        description="The season's year, e.g. 2025 (Spring 2025 shows shown in 2024 included);"
+        " the show date's year for a season that names none"
+    ),
+]
 City = Annotated[str | None, QueryParameter(description="Exact city, e.g. Paris")]
 Kind = Annotated[str | None, QueryParameter(description="runway or street")]
+All = Annotated[
+    str | None,
+    QueryParameter(description="List every value of this filter: season, year, city or brand"),
+]
 Before = Annotated[
     str | None,
     QueryParameter(description="Cursor: shows older than this show id"),
+]
+After = Annotated[
+    str | None,
+    QueryParameter(description="Cursor: the shows listed after this show id"),
+]
+SeasonSlug = Annotated[
+    str, PathParameter(description="A season's slug, e.g. spring-2025-ready-to-wear")
 ]
 Query = Annotated[str | None, QueryParameter(description="What to look for, in words")]
 Like = Annotated[str | None, QueryParameter(description="Looks like this published image (id)")]
@@ -47,6 +65,7 @@ class FilterQuery(Struct, frozen=True, kw_only=True):
     year: Year = None
     city: City = None
     kind: Kind = None
+    all: All = None
 
 
 class ShowsQuery(FilterQuery, frozen=True, kw_only=True):

@@ -1,10 +1,12 @@
-"""Search for the public pages: by words (the model's text tower), by an uploaded picture,
-or "more like this" from a published image's stored vector. Results are ScoredLooks.
+"""Search for the public pages: by words (the model's text tower), by an uploaded picture
+(kept a while by ``photo_search``), or "more like this" from a published image's stored
+vector. Results are ScoredLooks.
 
 Every query is checked before a model runs: empty or overlong words, an upload that is
 not an image, or one with more pixels than search decodes (``photo_reduce``) are one-line
 4xx errors.
-Which searches work depends on the backend's model: ``ability`` says it in words.
+Which searches work depends on the backend's model: ``ability`` says it in words (never
+naming the model: visitors see no model ids).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def ability(embedder: Embedder | None) -> Ability:
             note="Search is off: this backend has no embedding model (vision.model is not set).",
         )
     if not embedder.has_text:
-        note = f"Search by words is off: model {embedder.model_id} has no text tower."
+        note = "Search by words is off: this archive's model reads pictures, not words."
         return Ability(model=embedder.model_id, words=False, pictures=True, note=note)
     return Ability(model=embedder.model_id, words=True, pictures=True, note="")
 
@@ -105,9 +107,10 @@ def photo_vector(embedder: Embedder, data: bytes, max_pixels: int) -> list[float
     return result.vectors[0]
 
 
-async def _looks(
+async def looks_near(
     storage: Storage, vector: list[float], index: ModelIndex, kind: str | None, skip: int = 0
 ) -> list[ScoredLook]:
+    """The published looks nearest ``vector`` (of ``kind`` when given; never image ``skip``)."""
     hits = await by_vector(vector, RESULTS + 1, storage, index, kind)
     scored = [(h.image_id, h.score) for h in hits if h.image_id != skip][:RESULTS]
     return await scored_looks(storage, scored)
@@ -127,23 +130,7 @@ async def by_words(
         [vector] = await asyncio.to_thread(embedder.embed_texts, [query])
     except NoTextTower as exc:
         raise SearchOff(str(exc)) from None
-    return await _looks(storage, vector, index, kind)
-
-
-async def by_picture(
-    storage: Storage,
-    embedder: Embedder | None,
-    index: ModelIndex | None,
-    data: bytes,
-    max_pixels: int,
-    kind: str | None = None,
-) -> list[ScoredLook]:
-    """Published looks closest to an uploaded picture."""
-    check_picture(data, max_pixels)
-    if embedder is None or index is None:
-        raise SearchOff(ability(embedder).note)
-    vector = await asyncio.to_thread(photo_vector, embedder, data, max_pixels)
-    return await _looks(storage, vector, index, kind)
+    return await looks_near(storage, vector, index, kind)
 
 
 async def like_image(
@@ -156,6 +143,15 @@ async def like_image(
     if stored is None:
         if await live_image_row(image_id) is None:
             raise NotFound(f"no published image {image_id}")
-        raise SearchOff(f"image {image_id} has no vector of model {embedder.model_id} yet")
+        raise SearchOff(f"image {image_id} has no vector yet: its similar looks come later")
     vector = np.frombuffer(stored, dtype="<f4").tolist()
-    return await _looks(storage, vector, index, None, skip=image_id)
+    return await looks_near(storage, vector, index, None, skip=image_id)
+
+
+async def like_target(storage: Storage, image_id: int) -> ScoredLook:
+    """The published image "more like this" starts from, as a tile names it; NotFound when
+    it is not published."""
+    found = await scored_looks(storage, [(image_id, 1.0)])
+    if not found:
+        raise NotFound(f"no published image {image_id}")
+    return found[0]

@@ -1,18 +1,23 @@
 """The search page: one box for words, a photo upload, and "more like this" from an image.
 
 ``GET /search?q=…`` searches by words, ``GET /search?like=ID`` by a published image's
-stored vector, ``POST /search`` (multipart field ``image``) by an uploaded photo. A bad
-query comes back on the same page with the reason beside the box and the input kept; a
-backend without a model that can do it says so plainly (503).
+stored vector (titled by that look), ``POST /search`` (multipart field ``image``) keeps an
+uploaded photo (``photo_search``) and redirects (303) to ``GET /search?photo=<sha1>``,
+which shows the photo and its results and can be reloaded and shared;
+``/search/photos/<sha1>.jpg`` is the kept photo. A bad query comes back on the same page
+with the reason beside the box and the input kept; a backend without a model that can do
+it says so plainly (503).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State, UploadFile
 from litestar.di import NamedDependency
+from litestar.params import PathParameter, QueryParameter
+from litestar.response import Redirect
 
 from rk.core.api.storage import Storage
 from rk.server.deps import public_storage_dependency
@@ -22,6 +27,13 @@ from rk.server.similarity import PhotoGate, Refused, runtime_of
 from rk.server.site.http_cache import NO_STORE, html
 from rk.server.site.looks import ScoredLook
 from rk.server.site.params import Like, Query, parse_id
+from rk.server.site.photo_search import (
+    KeptPhoto,
+    PhotoGone,
+    keep_search_photo,
+    photo_bytes,
+    photo_looks,
+)
 from rk.server.site.search import (
     MAX_QUERY_CHARS,
     MAX_UPLOAD_BYTES,
@@ -29,12 +41,17 @@ from rk.server.site.search import (
     BadSearch,
     SearchOff,
     ability,
-    by_picture,
     by_words,
     clean_query,
     like_image,
+    like_target,
 )
 from rk.server.site.search_api import index_of
+
+Photo = Annotated[
+    str | None, QueryParameter(description="A kept search photo (the SHA-1 its upload named)")
+]
+PHOTO_CACHE = "private, max-age=3600"
 
 
 def _page(
@@ -42,7 +59,8 @@ def _page(
     state: State,
     *,
     query: str = "",
-    like: int = 0,
+    like: ScoredLook | None = None,
+    photo: KeptPhoto | None = None,
     looks: list[ScoredLook] | None = None,
     error: ApiError | None = None,
     by: str = "",
@@ -52,6 +70,7 @@ def _page(
     context = {
         "query": query,
         "like": like,
+        "photo": photo,
         "looks": looks,
         "by": by,
         "error": str(error) if error else "",
@@ -82,17 +101,22 @@ class SearchPages(Controller):
         storage: NamedDependency[Storage],
         q: Query = None,
         like: Like = None,
+        photo: Photo = None,
     ) -> Response[bytes]:
-        """The search box; results for ``q`` (words) or ``like`` (an image id)."""
+        """The search box; results for ``q`` (words), ``like`` (an image id) or ``photo`` (a
+        kept search photo)."""
         embedder = runtime_of(state).embedder
         index = index_of(state, embedder.model_id) if embedder is not None else None
         shown = (q or "")[: MAX_QUERY_CHARS * 2]
+        if photo is not None:
+            return await _photo_page(request, state, storage, photo.strip())
         try:
             query = clean_query(q)
             if like:
                 image_id = parse_id(like.strip(), "image")
                 looks = await like_image(storage, embedder, index, image_id)
-                return _page(request, state, like=image_id, looks=looks, by="image")
+                target = await like_target(storage, image_id)
+                return _page(request, state, like=target, looks=looks, by="image")
             if not query:
                 return _page(request, state)
             looks = await by_words(storage, embedder, index, query)
@@ -107,20 +131,43 @@ class SearchPages(Controller):
         request_max_body_size=MAX_UPLOAD_BYTES + 64 * 1024,
     )
     async def upload(
-        self, request: Request[Any, Any, Any], state: State, storage: NamedDependency[Storage]
-    ) -> Response[bytes]:
-        """Results for an uploaded photo (multipart form field ``image``)."""
+        self, request: Request[Any, Any, Any], state: State
+    ) -> Response[bytes] | Redirect:
+        """Keep an uploaded photo (multipart form field ``image``) and send the visitor to
+        its results' own URL (303)."""
         embedder = runtime_of(state).embedder
-        index = index_of(state, embedder.model_id) if embedder is not None else None
         gate: PhotoGate = state.photo_gate
         max_pixels = state.settings.search.photo_max_pixels
         try:
             with gate.admit(client_address(request)):
                 data = await _upload(request)
-                looks = await by_picture(storage, embedder, index, data, max_pixels)
+                sha1 = await keep_search_photo(embedder, data, max_pixels)
         except (BadSearch, BadPicture, SearchOff, Refused) as exc:
             return _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
-        return _page(request, state, looks=looks, by="picture", cache_control=NO_STORE)
+        return Redirect(
+            f"/search?photo={sha1}", status_code=303, headers={"Cache-Control": NO_STORE}
+        )
+
+    @get("/search/photos/{name:str}", name="public:search-photo")
+    async def photo(
+        self, name: Annotated[str, PathParameter(description="<sha1>.jpg of a kept photo")]
+    ) -> Response[bytes]:
+        """The kept photo of a search by photo (re-encoded JPEG), while it is kept."""
+        data = await photo_bytes(name)
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": PHOTO_CACHE})
+
+
+async def _photo_page(
+    request: Request[Any, Any, Any], state: State, storage: Storage, sha1: str
+) -> Response[bytes]:
+    """The results of a kept search photo, the photo shown beside them."""
+    embedder = runtime_of(state).embedder
+    index = index_of(state, embedder.model_id) if embedder is not None else None
+    try:
+        photo, looks = await photo_looks(storage, embedder, index, sha1)
+    except (PhotoGone, SearchOff) as exc:
+        return _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
+    return _page(request, state, photo=photo, looks=looks, by="picture", cache_control=NO_STORE)
 
 
 async def _upload(request: Request[Any, Any, Any]) -> bytes:

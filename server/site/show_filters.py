@@ -4,6 +4,8 @@ A filter comes from the URL (``/?brand=…&season=…&year=2025&city=Paris&kind=
 so a filtered view can be shared. Each value is checked here and a bad one is a 400 with
 a sentence saying what is wrong; a brand uid that names no brand with a published show is
 a 404 (as ``/brands/<uid>`` is), and a pre-0050 uid is taken and shown as the brand's uid.
+A year is the season's year (``seasons.names``): the seasons it takes in are named here
+once, with the seasons naming no year, whose shows count by their date.
 """
 
 from __future__ import annotations
@@ -17,8 +19,12 @@ from rk.core.api.wire import MAX_ID
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.site.params import FilterQuery
 from rk.server.site.repository.brands import published_brand
+from rk.server.site.repository.seasons import published_seasons
+from rk.server.site.seasons.names import season_year
 
 KINDS = {"runway": "Runway", "street": "Street style"}
+LONG_FACETS = ("season", "year", "city", "brand")
+"""The filters whose values the sidebar lists only the first of, until ``?all=`` asks."""
 MAX_TEXT = 200
 """Longest season or city (the column width)."""
 UID = re.compile(r"^[A-Za-z0-9]{1,32}$")
@@ -33,7 +39,12 @@ class BadFilter(ApiError):
 
 
 class ShowFilters(Struct, frozen=True, kw_only=True):
-    """Checked filters of a show list; ``brand_id`` is resolved from ``brand`` (a uid)."""
+    """Checked filters of a show list; ``brand_id`` is resolved from ``brand`` (a uid).
+
+    ``year_seasons`` are the seasons of ``year``; ``yearless_seasons`` those naming no year
+    (whose shows count by date). Both empty: the year is the show date's. ``expand`` is
+    the filter whose every value the sidebar lists (``?all=``), "" for none.
+    """
 
     brand: str = ""
     brand_id: int = 0
@@ -42,6 +53,9 @@ class ShowFilters(Struct, frozen=True, kw_only=True):
     year: int = 0
     city: str = ""
     kind: str = ""
+    year_seasons: tuple[str, ...] = ()
+    yearless_seasons: tuple[str, ...] = ()
+    expand: str = ""
 
     def query(self, **changes: str | int | None) -> str:
         """The URL query of these filters with ``changes`` applied (None or "" removes one)."""
@@ -93,22 +107,39 @@ async def parse_filters(query: FilterQuery) -> ShowFilters:
     kind_text = (query.kind or "").strip()
     if kind_text and kind_text not in KINDS:
         raise BadFilter(f"kind {kind_text[:20]!r} is unknown; use runway or street")
+    expand = (query.all or "").strip()
+    if expand and expand not in LONG_FACETS:
+        raise BadFilter(f"all={expand[:20]!r} is no filter; use {', '.join(LONG_FACETS)}")
+    year = int(year_text) if year_text else 0
+    named, yearless = await seasons_of_year(year) if year else ((), ())
     return ShowFilters(
         brand=brand_uid,
         brand_id=brand_id,
         brand_name=brand_name,
         season=_text("season", query.season),
-        year=int(year_text) if year_text else 0,
+        year=year,
         city=_text("city", query.city),
         kind=kind_text,
+        year_seasons=named,
+        yearless_seasons=yearless,
+        expand=expand,
     )
 
 
-def parse_cursor(before: str | None) -> int:
-    """The article id that ``before=`` names (0 when absent); BadFilter when malformed."""
-    text = (before or "").strip()
+async def seasons_of_year(year: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The published seasons whose name gives ``year``, and those giving none ("" included)."""
+    names = {str(row["name"]) for row in await published_seasons()} | {""}
+    named = tuple(sorted(n for n in names if season_year(n) == year))
+    yearless = tuple(sorted(n for n in names if season_year(n) is None))
+    return named, yearless
+
+
+def parse_cursor(value: str | None, name: str = "before") -> int:
+    """The article id that the cursor ``name`` (``before=``, ``after=``) names (0 when
+    absent); BadFilter when malformed."""
+    text = (value or "").strip()
     if not text:
         return 0
     if not CURSOR.match(text) or int(text) > MAX_ID:
-        raise BadFilter(f"before={text[:20]!r} is not a show id")
+        raise BadFilter(f"{name}={text[:20]!r} is not a show id")
     return int(text)

@@ -15,6 +15,7 @@ from rk.core.api.storage import Storage
 from rk.server.site.pictures import Picture, picture_in
 from rk.server.site.repository.images import image_rows
 from rk.server.site.repository.shows import card_rows, show_date
+from rk.server.site.seasons.names import season_slug
 from rk.server.site.show_filters import BadFilter, ShowFilters
 
 PAGE_SIZE = 48
@@ -28,12 +29,16 @@ class BrandName(Struct, frozen=True, kw_only=True):
 
 
 class ShowFacts(Struct, frozen=True, kw_only=True):
-    """What every view of a published show names first: its id, names, place and source."""
+    """What every view of a published show names first: its id, names, place and source.
+
+    ``season_slug`` is the season's page (``/seasons/<slug>``), "" when it names none.
+    """
 
     id: int
     title: str
     brand: BrandName | None
     season: str
+    season_slug: str
     city: str
     date: str
     source: str
@@ -53,6 +58,7 @@ def facts_of(row: dict[str, Any]) -> dict[str, Any]:
         "title": str(row["title"]),
         "brand": brand_of(row),
         "season": str(row["season"]),
+        "season_slug": season_slug(str(row["season"])),
         "city": str(row["city"]),
         "date": str(row["date"]),
         "source": str(row["source"]),

@@ -14,6 +14,9 @@ from rk.server.site.brands import BrandCount, BrandIndex, brand_by_uid, brand_in
 from rk.server.site.facets import Facets, facets
 from rk.server.site.image import ImagePage, get_image
 from rk.server.site.params import FilterQuery, ShowsQuery, parse_id
+from rk.server.site.seasons.index import SeasonIndex, season_index
+from rk.server.site.seasons.lead import SeasonLead, season_lead
+from rk.server.site.seasons.season import SEASON_PAGE, SeasonPage, season_page
 from rk.server.site.show import Show, get_show
 from rk.server.site.show_filters import ShowFilters, parse_cursor, parse_filters
 from rk.server.site.shows import PAGE_SIZE, ShowList, list_shows
@@ -74,3 +77,20 @@ async def show_view(storage: Storage, show_id: str) -> Show:
 async def image_view(storage: Storage, image_id: str, model: str | None) -> ImagePage:
     """A published image, its place in its show and its similar looks under ``model``."""
     return await get_image(storage, parse_id(image_id, "image"), model)
+
+
+async def seasons_view() -> SeasonIndex:
+    """Every season with a published show, counted, filed under its year."""
+    return await season_index()
+
+
+async def season_view(
+    storage: Storage, slug: str, after: str | None, limit: int = SEASON_PAGE
+) -> SeasonPage:
+    """One season's published shows by designer A–Z, the next ones after show ``after``."""
+    return await season_page(storage, slug, parse_cursor(after, "after"), limit)
+
+
+async def lead_view(storage: Storage) -> SeasonLead | None:
+    """The latest season and its newest shows, which the front page leads with."""
+    return await season_lead(storage)

@@ -1,6 +1,7 @@
 """The public site in headless Chromium: a visitor browses, filters, steps through looks with
-the keyboard, follows similar looks, searches by words and by a photo, cannot reach an
-unpublished show by URL; and the same pages work with JavaScript turned off."""
+the keyboard, by swipe and full screen, follows similar looks (one in view without
+scrolling), searches by words and by a photo at a URL that reloads, browses seasons,
+cannot reach an unpublished show by URL; and the same pages work with JavaScript off."""
 
 from __future__ import annotations
 
@@ -22,6 +23,15 @@ from tests.integration.spider.procs import Backend
 from tests.models.samples import TINY_CLIP
 
 SS25 = "Spring 2025 Ready-to-Wear"
+SWIPE = """([from, to]) => {
+    const frame = document.querySelector('.photo__frame');
+    const at = x => new Touch({identifier: 1, target: frame, clientX: x, clientY: 300});
+    const send = (type, key, x) => frame.dispatchEvent(
+        new TouchEvent(type, {[key]: [at(x)], bubbles: true}));
+    send('touchstart', 'touches', from);
+    send('touchend', 'changedTouches', to);
+}"""
+"""A finger's horizontal swipe across the photo, from x ``from`` to x ``to``."""
 
 
 @pytest.fixture(scope="module")
@@ -77,11 +87,19 @@ def test_a_visitor_browses_filters_steps_and_searches(
     expect(page).to_have_url(f"{backend.url}/images/{looks[2]}")
     page.keyboard.press("ArrowLeft")
     expect(page).to_have_url(f"{backend.url}/images/{looks[1]}")
-    expect(page.locator(".photo__position")).to_contain_text("2 of 7")
+    expect(page.locator(".photo__position")).to_have_text("Look 2 of 5")
+    expect(page.locator('.filmstrip__frame[aria-current="true"]')).to_have_attribute(
+        "href", f"/images/{looks[1]}"
+    )
     similar = page.locator(".similar .tile")
     expect(similar.first).to_be_visible()
-    expect(page.locator(".similar-rail .tile").first).to_be_in_viewport()
+    rail = page.locator(".similar-rail .tile").first
+    expect(rail).to_be_in_viewport()
+    box = rail.bounding_box()
+    assert box is not None
+    assert box["y"] + box["height"] <= 900, f"the first similar look ends below the fold: {box}"
     expect(page.locator(".tile__score")).to_have_count(0)
+    assert "clip" not in page.locator("main").inner_text().lower(), "visitors see no model id"
     target = similar.first.get_attribute("href")
     similar.first.click()
     expect(page).to_have_url(f"{backend.url}{target}")
@@ -95,8 +113,13 @@ def test_a_visitor_browses_filters_steps_and_searches(
         "#f-image", files=[{"name": "look.jpg", "mimeType": "image/jpeg", "buffer": picture}]
     )
     page.locator(".search-box__picture button").click()
+    expect(page).to_have_url(re.compile(r"/search\?photo=[0-9a-f]{40}$"))
     expect(page.locator("#results")).to_contain_text("Looks like your photo")
+    expect(page.locator(".search-from img")).to_have_js_property("complete", True)
+    assert page.locator(".search-from img").evaluate("img => img.naturalWidth") > 0
     first = page.locator(".grid .tile").first
+    expect(first).to_have_attribute("href", f"/images/{archive.images['aurele-ss25'][0]}")
+    page.reload()
     expect(first).to_have_attribute("href", f"/images/{archive.images['aurele-ss25'][0]}")
     for name in ("pending", "rejected", "deleted"):
         answer = page.goto(f"{backend.url}/shows/{archive.shows[name]}")
@@ -125,8 +148,12 @@ def test_the_site_works_without_javascript(browser: Browser, site: tuple[Backend
         page.locator("a[rel=next]").click()
         looks = archive.images["acne-ss25"]
         expect(page).to_have_url(f"{backend.url}/images/{looks[1]}")
+        expect(page.locator(".filmstrip__frame")).to_have_count(5)
+        expect(page.locator("a[data-fullscreen]")).to_have_attribute(
+            "href", re.compile(r"/media/runway/[0-9a-f]{40}\.jpg")
+        )
         page.locator("a", has_text="More like this").click()
-        expect(page.locator("#results")).to_contain_text(f"image {looks[1]}")
+        expect(page.locator("#results")).to_have_text("More like Acne Studios, look 2")
         page.locator("#f-q").fill("black boots")
         page.locator(".search-box__words button").click()
         expect(page.locator("#results")).to_contain_text("black boots")
@@ -136,6 +163,37 @@ def test_the_site_works_without_javascript(browser: Browser, site: tuple[Backend
         )
         page.locator(".search-box__picture button").click()
         expect(page.locator("#e-image")).to_contain_text("not an image")
+        page.goto(f"{backend.url}/seasons")
+        page.locator("a", has_text=SS25).click()
+        expect(page.locator("h1")).to_have_text(SS25)
+        expect(page.locator(".show-card")).to_have_count(3)
+    finally:
+        context.close()
+
+
+def test_the_viewer_steps_full_screen_and_by_swipe(
+    browser: Browser, site: tuple[Backend, Archive]
+) -> None:
+    backend, archive = site
+    looks = archive.images["acne-ss25"]
+    context = browser.new_context(viewport=PHONE, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{backend.url}/images/{looks[0]}")
+        page.evaluate(SWIPE, [300, 100])
+        expect(page).to_have_url(f"{backend.url}/images/{looks[1]}")
+        page.evaluate(SWIPE, [100, 300])
+        expect(page).to_have_url(f"{backend.url}/images/{looks[0]}")
+        page.locator("[data-fullscreen]").click()
+        page.wait_for_function("document.fullscreenElement?.matches('.photo__frame')")
+        expect(page.locator(".photo__fullscreen-caption")).to_contain_text("Look 1 of 5")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        expect(page.locator(".photo__fullscreen-caption")).to_contain_text("Look 3 of 5")
+        expect(page).to_have_url(f"{backend.url}/images/{looks[2]}")
+        assert page.evaluate("document.fullscreenElement !== null"), "stepping stays full screen"
+        page.evaluate("document.exitFullscreen()")
+        expect(page.locator(".photo__position")).to_have_text("Look 3 of 5")
     finally:
         context.close()
 
@@ -149,6 +207,8 @@ def test_pages_fit_the_screen_and_size_their_images(
         page.set_viewport_size(PHONE)
     pages = {
         "home": "/",
+        "seasons": "/seasons",
+        "season": "/seasons/spring-2025-ready-to-wear",
         "show": f"/shows/{archive.shows['acne-ss25']}",
         "image": f"/images/{archive.images['acne-ss25'][0]}",
         "search": "/search?q=green+dress",

@@ -280,6 +280,21 @@ class PublicFacetCount(Table, tablename="public_facet_counts"):
     n = BigInt(default=0)
 
 
+class SearchPhoto(Table, tablename="search_photos"):
+    """A photo a visitor searched with, by the SHA-1 of the bytes kept (re-encoded, bounded),
+    with the vector its search used (``model``'s, float32 little-endian); deleted once past
+    ``expires_at`` (migration 0058)."""
+
+    sha1 = Varchar(length=40, unique=True)
+    data = Bytea()
+    width = Integer(default=0)
+    height = Integer(default=0)
+    model = Varchar(length=128, default="")
+    vector = Bytea()
+    created_at = BigInt(default=0)
+    expires_at = BigInt(default=0)
+
+
 class VectorSpace(Table, tablename="vector_spaces"):
     """The vectors of one (model, kind, dim) in pgvector: table ``rk_vectors_<id>``.
 
@@ -347,6 +362,7 @@ ALL_TABLES: list[type[Table]] = [
     ModerationAudit,
     PublicChange,
     PublicFacetCount,
+    SearchPhoto,
     VectorSpace,
     VectorClock,
     VectorDeletion,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from rk.server.platform.db.sql_rows import LIVE, rows
+from rk.server.platform.db.sql_rows import LIVE, marks, rows
 from rk.server.site.repository.where import where
 from rk.server.site.show_filters import ShowFilters
 
@@ -31,7 +31,6 @@ class Facet(NamedTuple):
 
 FACETS = {
     "kind": Facet("a.kind", "a.kind", "c.value"),
-    "year": Facet(YEAR_SQL, "value DESC", "c.value DESC"),
     "season": Facet(
         "a.season",
         "MAX(a.date) DESC, value",
@@ -49,8 +48,8 @@ FACETS = {
         kept_join=" JOIN brands b ON c.value = CAST(b.id AS VARCHAR(200))",
     ),
 }
-"""Each facet by name (``kind``, ``year``, ``season``, ``city``, ``brand``); a brand's
-``value`` is its uid and its ``name`` comes along."""
+"""Each facet by name (``kind``, ``season``, ``city``, ``brand``); a brand's ``value`` is its
+uid and its ``name`` comes along. Years are the seasons' (``season_date_years``)."""
 
 
 async def kept_counts(name: str, top: int | None, chosen: str = "") -> list[dict[str, Any]]:
@@ -67,6 +66,32 @@ async def kept_counts(name: str, top: int | None, chosen: str = "") -> list[dict
     if chosen:
         found += await rows(f"{sql} AND {facet.kept_value} = {{}}", name, chosen)
     return found
+
+
+async def kept_value_count(name: str) -> int:
+    """How many values facet ``name`` has among published shows, from the kept counts."""
+    found = await rows(
+        f"SELECT COUNT(*) AS n FROM public_facet_counts c{FACETS[name].kept_join}"
+        " WHERE c.facet = {} AND c.n > 0 AND c.value <> ''",
+        name,
+    )
+    return int(str(found[0]["n"])) if found else 0
+
+
+async def season_date_years(
+    filters: ShowFilters, seasons: list[str] | None
+) -> list[dict[str, Any]]:
+    """Published shows matching ``filters`` (and of ``seasons`` when given) counted by season
+    and show-date year: ``season``, ``year`` (the date's, "" when undated) and ``n``."""
+    conditions, args = where(filters)
+    if seasons is not None:
+        conditions += f" AND a.season IN ({marks(len(seasons))})"
+        args += seasons
+    return await rows(
+        f"SELECT a.season AS season, {YEAR_SQL} AS year, COUNT(*) AS n FROM articles a"
+        f" WHERE {LIVE}{conditions} GROUP BY a.season, {YEAR_SQL}",
+        *args,
+    )
 
 
 async def counted_afresh(name: str, filters: ShowFilters) -> list[dict[str, Any]]:

@@ -34,14 +34,6 @@ async def show_image_rows(article_id: int) -> list[dict[str, Any]]:
     )
 
 
-async def show_image_ids(article_id: int) -> list[int]:
-    """The ids of every image of the show, in ``show_image_rows``'s order."""
-    found = await rows(
-        f"SELECT i.id FROM images i WHERE i.article_id = {{}} ORDER BY {SHOW_ORDER}", article_id
-    )
-    return [int(row["id"]) for row in found]
-
-
 async def live_image_row(image_id: int) -> dict[str, Any] | None:
     """``IMAGE_COLUMNS`` of the image if its article is published and live, else None."""
     found = await rows(
@@ -63,12 +55,12 @@ async def look_image_id(article_id: int, position: int) -> int | None:
 
 
 async def live_tile_rows(image_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """``IMAGE_COLUMNS`` with their show's title, season and brand, by id, of those of
+    """``IMAGE_COLUMNS`` with their show's title, season, kind and brand, by id, of those of
     these images whose article is published and live."""
     if not image_ids:
         return {}
     found = await rows(
-        f"SELECT {IMAGE_COLUMNS}, a.title, a.season, COALESCE(b.uid, '') AS brand_uid,"
+        f"SELECT {IMAGE_COLUMNS}, a.title, a.season, a.kind, COALESCE(b.uid, '') AS brand_uid,"
         " COALESCE(b.name, '') AS brand_name FROM images i"
         " JOIN articles a ON a.id = i.article_id LEFT JOIN brands b ON b.id = a.brand_id"
         f" WHERE i.id IN ({marks(len(image_ids))}) AND {LIVE}",

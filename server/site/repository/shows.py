@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rk.server.platform.db.sql_rows import LIVE, rows
+from rk.server.platform.db.sql_rows import LIVE, marks, rows
 from rk.server.site.repository.images import SHOW_ORDER
 from rk.server.site.repository.where import where
 from rk.server.site.show_filters import ShowFilters
@@ -59,3 +59,13 @@ async def live_show_row(article_id: int) -> dict[str, Any] | None:
     """The ``SHOW`` row of a published, live show; None otherwise."""
     found = await rows(f"{SHOW} WHERE a.id = {{}} AND {LIVE}", article_id)
     return found[0] if found else None
+
+
+async def card_rows_by_id(article_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """``CARDS`` rows of those of these articles that are published and live, by id."""
+    if not article_ids:
+        return {}
+    found = await rows(
+        f"{CARDS} WHERE {LIVE} AND a.id IN ({marks(len(article_ids))})", *article_ids
+    )
+    return {int(row["id"]): row for row in found}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rk.server.platform.db.sql_rows import marks
 from rk.server.site.show_filters import ShowFilters
 
 
@@ -19,6 +20,21 @@ def where(filters: ShowFilters) -> tuple[str, list[object]]:
             clauses.append(f"{column} = {{}}")
             args.append(value)
     if filters.year:
-        clauses.append("a.date >= {} AND a.date < {}")
-        args += [f"{filters.year:04d}", f"{filters.year + 1:04d}"]
+        clause, year_args = year_clause(filters)
+        clauses.append(clause)
+        args += year_args
     return "".join(f" AND {clause}" for clause in clauses), args
+
+
+def year_clause(filters: ShowFilters) -> tuple[str, list[object]]:
+    """The shows of ``filters.year``: those of its seasons, and the ones dated that year among
+    the seasons that name no year (every show by its date when neither is known)."""
+    dated = "a.date >= {} AND a.date < {}"
+    span: list[object] = [f"{filters.year:04d}", f"{filters.year + 1:04d}"]
+    named, yearless = list(filters.year_seasons), list(filters.yearless_seasons)
+    if not named and not yearless:
+        return dated, span
+    clause = f"(a.season IN ({marks(len(yearless))}) AND {dated})" if yearless else "1 = 0"
+    if not named:
+        return clause, [*yearless, *span]
+    return f"(a.season IN ({marks(len(named))}) OR {clause})", [*named, *yearless, *span]
