@@ -67,6 +67,7 @@ class FleetBudget:
         self._clock = clock or SystemClock()
         self._retry_s = retry_s
         self._starts: dict[str, deque[float]] = {}
+        self._paused_until: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._local_until: float | None = None
 
@@ -93,7 +94,9 @@ class FleetBudget:
                 wait = start - self._clock.now()
                 if wait > 0:
                     await self._clock.sleep(wait)
-                return True
+                if start + GRACE_S >= self._paused_until.get(host, start):
+                    return True
+                continue  # a Retry-After came while it waited: its start is void
             if self._local():
                 return False
             async with self._lock(host):
@@ -104,6 +107,7 @@ class FleetBudget:
 
     async def pause(self, host: str, seconds: float, interval_s: float) -> None:
         """Drop this spider's starts on ``host`` and take new ones ``seconds`` from now."""
+        self._paused_until[host] = self._clock.now() + seconds
         self._starts.pop(host, None)
         if self._local():
             return
