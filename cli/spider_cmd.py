@@ -72,12 +72,13 @@ async def _serve(
     settings: Settings, source_cls: type[Source], workers: int, interval: float, max_co: int
 ) -> int:
     from rk.core.runtime.client import BackendClient, BackendError
+    from rk.core.runtime.host_budget import fleet_budget
     from rk.core.runtime.http import polite_client
     from rk.core.runtime.spider_serve import SpiderServer, heartbeat_every
 
     async with (
         BackendClient.from_settings(settings) as client,
-        polite_client(settings.spider) as http,
+        polite_client(settings.spider, budget=fleet_budget(settings.spider, client)) as http,
     ):
         server = SpiderServer(
             client,

@@ -138,6 +138,7 @@ async def _run(
     season: str = "",
 ) -> int:
     from rk.core.runtime.client import BackendClient, require_ingest
+    from rk.core.runtime.host_budget import fleet_budget
     from rk.core.runtime.http import polite_client
 
     needs_backend = not debug or brand_id is not None
@@ -147,7 +148,7 @@ async def _run(
     except RkError as exc:
         fail(str(exc))
     client = BackendClient.from_settings(settings) if needs_backend else None
-    async with polite_client(settings.spider) as http:
+    async with polite_client(settings.spider, budget=fleet_budget(settings.spider, client)) as http:
         try:
             brand = await _brand(client, cls, brand_id, name, slug, season)
             stats = await _crawl(settings, cls, http, client, brand, limit, debug, season)

@@ -165,7 +165,12 @@ class SpiderSettings(Section):
     """Where a site reaches whoever runs this spider: an http(s) URL or an e-mail address."""
     robots: Literal["obey", "ignore"] = "obey"
     per_host_concurrency: int = 4
+    """Requests in flight at once per host, counted in this spider process."""
     min_interval_s: float = 0.5
+    """Seconds between request starts on one host, across every spider of the archive."""
+    fleet_batch: Annotated[int, Meta(ge=0, le=16)] = 4
+    """Request starts per host taken from the backend in one round trip (issue 32); 0 keeps
+    ``min_interval_s`` local to this spider process."""
     timeout_s: float = 30.0
     retries: int = 4
     backoff_base_s: float = 1.0

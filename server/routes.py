@@ -14,6 +14,7 @@ from litestar.types import ControllerRouterHandler
 from rk.core.config import Settings
 from rk.server.console import admin_router
 from rk.server.crawl import CrawlTaskController
+from rk.server.hosts import HostTokensController
 from rk.server.ingest import InternalController, ingest
 from rk.server.media import media_routes
 from rk.server.platform.http.requests import StrictRequest
@@ -30,7 +31,13 @@ INTERNAL_PREFIX = "/admin/internal"
 
 def internal_handlers() -> list[ControllerRouterHandler]:
     """The controllers under ``/admin/internal`` (HMAC-signed spider API)."""
-    return [InternalController, CrawlTaskController, EmbeddingsController, PingController]
+    return [
+        InternalController,
+        CrawlTaskController,
+        EmbeddingsController,
+        PingController,
+        HostTokensController,
+    ]
 
 
 def all_routes(settings: Settings, secret: str = "") -> list[ControllerRouterHandler]:

@@ -380,3 +380,31 @@ class VisionEmbedResponse(Outbound, kw_only=True):
     vectors: list[list[float]]
     indexes: list[int]
     skipped: list[int]
+
+
+# ---------------------------------------------------------------- host budgets (issue 32)
+
+Host = Annotated[str, Meta(min_length=1, max_length=253, pattern=r"^[a-z0-9._:\[\]-]+$")]
+"""A site's host as the polite client keys it: lowercase name, IPv4 or IPv6, no port."""
+MAX_TOKENS = 16
+"""The most request starts one ``hosts/tokens`` round trip may take."""
+
+
+class HostTokensWanted(Inbound, kw_only=True):
+    """``POST hosts/tokens``: ``want`` request starts on ``host``, ``interval_s`` apart.
+
+    ``pause_s`` reports a ``Retry-After``: no spider of the archive starts a request on the
+    host sooner than that from now.
+    """
+
+    host: Host
+    want: Annotated[int, Meta(ge=1, le=MAX_TOKENS)]
+    interval_s: Annotated[float, Meta(ge=0, le=3600)]
+    pause_s: Annotated[float, Meta(ge=0, le=86400)] = 0.0
+
+
+class HostTokens(Outbound, kw_only=True):
+    """The starts granted: the first ``wait_s`` from now, each next one ``interval_s`` later."""
+
+    granted: int
+    wait_s: float

@@ -36,6 +36,8 @@ from rk.core.api.wire import (
     EmbeddingSubmit,
     EmbeddingSubmitted,
     ErrorBody,
+    HostTokens,
+    HostTokensWanted,
     IngestAccepted,
     PendingEmbeddings,
     Pong,
@@ -191,15 +193,23 @@ class BackendClient:
         name: str,
         body: msgspec.Struct | None = None,
         params: dict[str, Any] | None = None,
+        timeout_s: float | None = None,
     ) -> httpx.Response:
-        """Send one signed request; map every failure to a BackendError."""
+        """Send one signed request (within ``timeout_s`` when given, else the client's
+        timeout); map every failure to a BackendError."""
         url = self.url(name, params)
         content = msgspec.json.encode(body) if body is not None else b""
         headers = signed_headers(self._secret, method, url.raw_path.decode("ascii"), content)
         if body is not None:
             headers["Content-Type"] = "application/json"
         try:
-            response = await self._http.request(method, url, content=content, headers=headers)
+            response = await self._http.request(
+                method,
+                url,
+                content=content,
+                headers=headers,
+                timeout=httpx.USE_CLIENT_DEFAULT if timeout_s is None else timeout_s,
+            )
         except httpx.HTTPError as exc:
             raise BackendUnavailable(
                 f"backend unreachable at {self.base}: {type(exc).__name__}: {exc}"
@@ -305,6 +315,11 @@ class BackendClient:
     async def ensure_brand(self, ensure: BrandEnsure) -> BrandInfo:
         """The brand with this slug on the source (or this name), created when missing."""
         return self._decode(await self._call("POST", "brands", ensure), BrandInfo)
+
+    async def host_tokens(self, wanted: HostTokensWanted, timeout_s: float) -> HostTokens:
+        """Request starts on a site host from the archive's shared budget (issue 32)."""
+        response = await self._call("POST", "hosts/tokens", wanted, timeout_s=timeout_s)
+        return self._decode(response, HostTokens)
 
 
 async def retry_backend(

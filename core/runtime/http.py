@@ -7,7 +7,9 @@ on transport errors, 429 and 500/502/503/504 with full-jitter exponential backof
 After the last retry the last response is returned (callers see the 429/503) or the last
 transport error is raised. Before any of that, robots.txt (``rk.core.runtime.robots``) is
 asked: a refused request raises ``RobotsRefused`` unsent, and a ``Crawl-delay`` longer than
-``min_interval_s`` becomes the host's interval.
+``min_interval_s`` becomes the host's interval. With a ``HostBudget``
+(``rk.core.runtime.host_budget``) each start on a host is one the fleet's shared budget gave
+this spider, and a ``Retry-After`` is reported to it, so every spider slows down.
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ import math
 import random
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import httpx
 
 from rk.core.config import SpiderSettings
 from rk.core.runtime import worker_metrics
 from rk.core.runtime.robots import Robots, RobotsGate, RobotsRefused, fetch_robots, refusal, target
+
+if TYPE_CHECKING:
+    from rk.core.runtime.host_budget import HostBudget
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +125,11 @@ class PoliteTransport(httpx.AsyncBaseTransport):
         settings: SpiderSettings,
         inner: httpx.AsyncBaseTransport | None = None,
         clock: Clock | None = None,
+        budget: HostBudget | None = None,
     ) -> None:
         self.settings = settings
         self.clock = clock or SystemClock()
+        self.budget = budget
         self._inner = inner or httpx.AsyncHTTPTransport(retries=0)
         self._hosts: dict[str, _Host] = {}
         self.robots = RobotsGate(settings.robots, self._fetch_robots, self.clock.now)
@@ -138,8 +145,11 @@ class PoliteTransport(httpx.AsyncBaseTransport):
         """Seconds between request starts on ``host``: ``min_interval_s`` or its Crawl-delay."""
         return self._host(host).interval
 
-    async def _wait_turn(self, state: _Host) -> None:
-        """Reserve the next start time on this host and sleep until it comes."""
+    async def _wait_turn(self, host: str, state: _Host) -> None:
+        """Sleep until this spider's next start on ``host``: the fleet's, else a local one."""
+        if self.budget is not None and await self.budget.turn(host, state.interval):
+            state.last_start = self.clock.now()
+            return
         now = self.clock.now()
         start = max(now, state.last_start + state.interval)
         state.last_start = start
@@ -176,7 +186,7 @@ class PoliteTransport(httpx.AsyncBaseTransport):
     async def _send_once(self, request: httpx.Request, state: _Host) -> httpx.Response:
         await state.slots.acquire()
         try:
-            await self._wait_turn(state)
+            await self._wait_turn(request.url.host, state)
             response = await self._inner.handle_async_request(request)
         except BaseException:
             state.slots.release()
@@ -219,6 +229,8 @@ class PoliteTransport(httpx.AsyncBaseTransport):
                 return response
             wait = self._wait_for(response, attempt, target)
             await response.aclose()
+            if self.budget is not None and "Retry-After" in response.headers:
+                await self.budget.pause(request.url.host, wait, state.interval)
             log.warning(
                 "%s: HTTP %d, retry %d/%d in %.2f s",
                 target,
@@ -275,6 +287,8 @@ def polite_client(
     settings: SpiderSettings,
     inner: httpx.AsyncBaseTransport | None = None,
     clock: Clock | None = None,
+    budget: HostBudget | None = None,
 ) -> PoliteClient:
-    """The shared source client: robots.txt, polite transport, per-request timeout, rk's agent."""
-    return PoliteClient(settings, PoliteTransport(settings, inner, clock))
+    """The shared source client: robots.txt, polite transport, per-request timeout, rk's agent;
+    ``budget`` shares each host's pace with the other spiders of the archive."""
+    return PoliteClient(settings, PoliteTransport(settings, inner, clock, budget))

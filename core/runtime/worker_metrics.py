@@ -42,6 +42,11 @@ ROBOTS_REFUSED = _counter(
     " polite client; image: left out of its show before anything downloaded it).",
     "what",
 )
+HOST_BUDGET_LOCAL = _counter(
+    "rk_spider_host_budget_local",
+    "Times a spider fell back to its own per-host limits because the backend's shared host"
+    " budget could not be reached (issue 32); each lasts until a retry reaches it again.",
+)
 THUMBS = _counter(
     "rk_spider_thumbs",
     "Thumbnails a spider made, by what from (rendition: the site's smaller copy; original;"

@@ -231,6 +231,17 @@ class SignInCounter(Table, tablename="sign_in_counters"):
     updated_at = BigInt(default=0)
 
 
+class HostBudget(Table, tablename="host_budgets"):
+    """One site host's shared request budget (migration 0062): no spider starts a request on
+    ``host`` before ``next_ms`` (unix milliseconds); ``updated_at`` is when it last moved."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    host = Varchar(length=253, unique=True)
+    next_ms = BigInt(default=0)
+    updated_at = BigInt(default=0)
+
+
 class InstanceSecret(Table, tablename="instance_secrets"):
     """A value drawn once for this archive (0050: ``brand_uid_alphabet``). Unique ``name``."""
 
@@ -368,6 +379,7 @@ ALL_TABLES: list[type[Table]] = [
     VectorDeletion,
     SignedRequest,
     InstanceSecret,
+    HostBudget,
 ]
 
 
