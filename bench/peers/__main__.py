@@ -25,13 +25,13 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a short pass: smaller sizes")
     parser.add_argument("--only", choices=PAIRS, help="run one pair")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each tool (≥ 3)")
-    parser.add_argument("--images", type=int, help="media: photos (1,000; --quick 200)")
+    parser.add_argument("--images", type=int, help="media: photos (1,000; --quick 120)")
     parser.add_argument("--media-concurrency", type=int, default=6, help="rk media.concurrency")
     parser.add_argument("--jobs", type=int, help="queue: jobs a round (20,000; --quick 2,000)")
     parser.add_argument("--workers", type=int, default=16, help="queue: workers")
     parser.add_argument("--pg-dsn", default=DEFAULT_PG, help="queue: where to make databases")
     parser.add_argument("--vectors", type=int, help="vectors: how many (1M; --quick 100k)")
-    parser.add_argument("--queries", type=int, default=200, help="vectors: queries a round")
+    parser.add_argument("--queries", type=int, help="vectors: queries a round (200; --quick 100)")
     parser.add_argument(
         "--data-dir",
         type=Path,
@@ -46,7 +46,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rk-peers-") as tmp:
         root = Path(tmp)
         if "media" in chosen:
-            images = args.images or (200 if args.quick else 1000)
+            images = args.images or (120 if args.quick else 1000)
             table = await media.run(root / "media", images, args.rounds, args.media_concurrency)
             print(f"\n{table}\n", flush=True)
         if "queue" in chosen:
@@ -56,7 +56,8 @@ async def main() -> None:
         if "vectors" in chosen:
             size = args.vectors or (100_000 if args.quick else 1_000_000)
             admin = start_server(args.data_dir / "server")
-            tables = await vectors.run(size, args.queries, args.rounds, admin, args.data_dir)
+            queries = args.queries or (100 if args.quick else 200)
+            tables = await vectors.run(size, queries, args.rounds, admin, args.data_dir)
             for table in tables:
                 print(f"\n{table}\n", flush=True)
     if "path" in chosen:
