@@ -15,8 +15,8 @@ import numpy as np
 from rk.core.config import VectorSettings
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.sql_rows import rows
 from rk.server.similarity.neighbours import normalised
-from rk.server.similarity.vectors.db import rows
 from rk.server.similarity.vectors.pg_spaces import spaces
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
 

@@ -53,8 +53,8 @@ from rk.core.api.vector_indexes import Placed
 from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.core.config import VectorSettings
 from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.sql_rows import engine, rows
 from rk.server.similarity.embeddings import ModelInfo, submit
-from rk.server.similarity.vectors.db import engine, rows
 from rk.server.similarity.vectors.exact import ExactIndex
 from rk.server.similarity.vectors.pg_spaces import spaces
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
