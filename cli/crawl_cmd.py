@@ -19,6 +19,7 @@ from rk.core.api.errors import RkError
 from rk.core.config import Settings
 
 if TYPE_CHECKING:
+    from rk.core.api.wire import BrandInfo
     from rk.server.crawl.tasks import CrawlTaskRow, CrawlTasks, TaskStatus
     from rk.server.platform.db.database import Database
 
@@ -63,28 +64,65 @@ def _with_tasks(settings: Settings, work: Callable[[CrawlTasks], Awaitable[T]]) 
     return run_with_database(settings, main)
 
 
+def shows_text(max_shows: int) -> str:
+    """How many shows a task crawls, in words (0 is every show)."""
+    return "every show" if max_shows == 0 else f"max {max_shows}"
+
+
 @crawl_app.command("add")
 def add(
-    brand: Annotated[str, typer.Argument(help="The brand's id or exact name.")],
+    brand: Annotated[str | None, typer.Argument(help="The brand's name (any case).")] = None,
+    brand_id: Annotated[
+        int | None, typer.Option("--id", min=1, help="The brand's id instead of its name.")
+    ] = None,
     max_shows: MaxShowsOption = 3,
     priority: PriorityOption = 0,
     source: SourceOption = "vogue",
+    again: Annotated[
+        bool, typer.Option("--again", help="Queue it even if the brand has a task waiting.")
+    ] = False,
     config: ConfigOption = None,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Queue one brand for crawling."""
-    from rk.server.brands.management import find_brand
-
+    """Queue one brand for crawling (refused while it has a queued or running task)."""
+    if (brand is None) == (brand_id is None):
+        fail("name the brand, or give --id N (not both)")
     settings = _settings_for(source, config, data_dir)
 
     async def work(tasks: CrawlTasks) -> str:
-        info = await find_brand(brand.strip())
-        if info is None:
-            fail(f"no brand with id or name {brand!r} (see: rk brands list)")
+        info = await _brand_of(brand, brand_id)
+        waiting = await tasks.active_task(info.id, source)
+        if waiting is not None and not again:
+            fail(
+                f"{info.name} (id={info.id}) already has task {waiting} queued or running on"
+                f" {source} (--again queues another)"
+            )
         task_id = await tasks.add_task(info.id, max_shows, priority, source)
-        return f"queued task {task_id}: {info.name} (id={info.id}) on {source}, max {max_shows}"
+        return (
+            f"queued task {task_id}: {info.name} (id={info.id}) on {source},"
+            f" {shows_text(max_shows)}"
+        )
 
     typer.echo(_with_tasks(settings, work))
+
+
+async def _brand_of(name: str | None, brand_id: int | None) -> BrandInfo:
+    """The brand by ``--id`` or by name; exit 2 when there is none."""
+    from rk.server.brands.lookup import brand_info
+    from rk.server.brands.management import BrandInputError, brand_named
+
+    if brand_id is not None:
+        info = await brand_info(str(brand_id))
+        if info is None or info.id != brand_id:
+            fail(f"no brand with id {brand_id} (see: rk brands list)")
+        return info
+    try:
+        found = await brand_named(name or "")
+    except BrandInputError as exc:
+        fail(str(exc))
+    if found is None:
+        fail(f"no brand named {name!r} (see: rk brands list; --id N takes an id)")
+    return found
 
 
 @crawl_app.command("add-season")

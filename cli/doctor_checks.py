@@ -10,11 +10,13 @@ and the execution provider it really runs on. Nothing here migrates or creates a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import msgspec
@@ -86,24 +88,38 @@ async def _pgvector() -> Finding:
             f"pgvector {offered[0]['default_version']} is available but not created",
             "run CREATE EXTENSION vector; as a superuser in this database",
         )
+    [version] = await IngestJob.raw("SELECT current_setting('server_version_num') AS num")
+    major = int(version["num"]) // 10000
     return Finding(
         "pgvector",
         False,
         "this PostgreSQL server has no pgvector",
-        "install pgvector for this server (e.g. apt install postgresql-16-pgvector), then "
+        f"install pgvector for this server (e.g. apt install postgresql-{major}-pgvector), then "
         "CREATE EXTENSION vector;",
     )
 
 
+def _local_root(url: str) -> Path | None:
+    """The folder of a ``file://`` storage URL; None for other storage."""
+    parts = urlsplit(url)
+    return Path(unquote(parts.path)).resolve() if parts.scheme == "file" else None
+
+
 async def storage_finding(settings: Settings) -> Finding:
-    """Write, read back and delete a probe object under a key no image can have."""
+    """Write, read back and delete a probe object under a key no image can have; a local
+    folder that is not there yet is reported, not created (the doctor leaves no trace)."""
     from rk.core.api.lookups import open_storage
     from rk.core.api.plugins import get_plugin_manager
     from rk.core.api.storage import StorageContext
     from rk.core.config import masked
 
     shown = str(masked(Settings(storage=settings.storage_url))["storage"]).split("?")[0]
+    local = _local_root(settings.storage_url)
+    if local is not None and not local.is_dir():
+        fix = "start rk serve-backend once (it creates it), or create the folder"
+        return Finding("storage", False, f"{shown}: no media folder yet", fix, warning=True)
     key = f"thumb/{secrets.token_hex(20)}.jpg"
+    made = local is not None and not (local / "thumb").exists()
     body = b"rk doctor probe " + key.encode()
     try:
         store = open_storage(settings.storage_url, StorageContext(), get_plugin_manager())
@@ -112,6 +128,9 @@ async def storage_finding(settings: Settings) -> Finding:
             back = await asyncio.wait_for(store.get(key), 15)
         finally:
             await asyncio.wait_for(store.delete(key), 15)
+            if made and local is not None:
+                with contextlib.suppress(OSError):
+                    (local / "thumb").rmdir()
     except Exception as exc:
         fix = "check storage: bucket, endpoint, credentials and write permission"
         return Finding("storage", False, f"{shown}: {_why(exc)}", fix)

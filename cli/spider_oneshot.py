@@ -33,6 +33,7 @@ from rk.core.api.sources import (
 from rk.core.api.wire import BrandEnsure, ShowIngest
 from rk.core.config import Settings
 from rk.core.runtime.crawler import BrandFor, CrawlStats, crawl, crawl_season
+from rk.core.runtime.unreachable import unreachable_hint
 
 if TYPE_CHECKING:
     from rk.core.runtime.client import BackendClient
@@ -155,7 +156,8 @@ async def _run(
         except NoSuchSeason as exc:
             fail(str(exc))
         except SourceError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            hint = unreachable_hint(exc, f"sources.{cls.name}.base_url")
+            typer.echo(f"error: {exc}{hint}", err=True)
             return 1
         except RkError as exc:
             fail(str(exc))

@@ -83,7 +83,7 @@ def status_command(config: ConfigOption = None, data_dir: DataDirOption = None) 
         if name == "pgvector":
             problem = await extension_problem()
             if problem is not None:
-                return [*lines, f"pgvector unavailable: {problem}; the exact index serves"]
+                return [f"index: exact (vectors.index asks for pgvector, unavailable: {problem})"]
         if not await enabled():
             return lines
         for row in await rows(

@@ -7,6 +7,7 @@ Lookup order for every command: ``--config FILE``, else ``$RK_CONFIG``, else
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
 import re
@@ -311,6 +312,17 @@ def find_config(explicit: str | Path | None) -> tuple[Path | None, ConfigSource]
     return None, "embedded default"
 
 
+def _not_a_setting(section: str, name: str) -> str:
+    """What to say of an unknown key ``name`` in ``section`` ("" = the top level): the
+    closest known key, so a typo reads as one."""
+    struct: Any = Settings
+    if section:
+        struct = next((f.type for f in msgspec.structs.fields(Settings) if f.name == section), None)
+    known = [f.name for f in msgspec.structs.fields(struct)] if struct else []
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f"not a setting (did you mean {close[0]}?)" if close else "not a setting"
+
+
 def _describe(err: msgspec.ValidationError) -> tuple[str, str]:
     """``(dotted key, what was expected)`` from a msgspec validation error."""
     text = str(err)
@@ -320,8 +332,8 @@ def _describe(err: msgspec.ValidationError) -> tuple[str, str]:
     message = text[: match.start()] if match else text
     unknown = re.match(r"Object contains unknown field `(.+)`", message)
     if unknown:
+        message = _not_a_setting(key, unknown.group(1))
         key = f"{key}.{unknown.group(1)}".lstrip(".")
-        message = "a known setting (this key does not exist)"
     message = message.replace(f"`str` matching regex {HOST_PORT!r}", "host:port (127.0.0.1:8000)")
     return key or "(top level)", message[0].lower() + message[1:]
 

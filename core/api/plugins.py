@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import pluggy
 
 from rk.core.api import hookspecs
+from rk.core.api.errors import ConfigError
 from rk.core.api.registry import Registry, build_registry
 
 log = logging.getLogger("rk.plugins")
@@ -50,9 +51,20 @@ def allowed_plugins() -> set[str] | None:
 
 
 def load_entry_points(pm: RkPluginManager, points: Iterable[EntryPoint] | None = None) -> None:
-    """Register every ``rk`` entry point; a plugin that fails to import is recorded, not fatal."""
+    """Register every ``rk`` entry point; a plugin that fails to import is recorded, not fatal.
+
+    A name in ``RK_LOAD_PLUGINS`` that no entry point has is a ConfigError (a typo would
+    otherwise leave the plugin out without a word).
+    """
     allowed = allowed_plugins()
-    for ep in points if points is not None else entry_points(group=ENTRY_POINT_GROUP):
+    found = list(points if points is not None else entry_points(group=ENTRY_POINT_GROUP))
+    unknown = sorted((allowed or set()) - {ep.name for ep in found})
+    if unknown:
+        raise ConfigError(
+            f"RK_LOAD_PLUGINS names {', '.join(unknown)}, which no installed plugin is called"
+            f" (installed: {', '.join(sorted({ep.name for ep in found}))})"
+        )
+    for ep in found:
         if allowed is not None and ep.name not in allowed:
             continue
         if pm.get_plugin(ep.name) is not None or ep.name in pm.load_errors:

@@ -64,6 +64,27 @@ def season_slug(value: str) -> str:
     return slug
 
 
+BRAND_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_SLUG = 200
+
+
+def lowercase_slug_problem(slug: str) -> str | None:
+    """The default check of a brand's slug on a site: lowercase words and digits joined by
+    '-' (``acne-studios``), at most MAX_SLUG characters; None when it is one."""
+    if len(slug) > MAX_SLUG:
+        return f"a slug has at most {MAX_SLUG} characters"
+    if not BRAND_SLUG.fullmatch(slug):
+        return "a slug is lowercase words and digits joined by '-' (acne-studios)"
+    return None
+
+
+def slug_problem(source: type[Source], slug: str) -> str | None:
+    """What is wrong with ``slug`` as a brand's slug on ``source``: the source's own
+    ``slug_problem`` when it has one (third-party sources may not), else the default."""
+    check = getattr(source, "slug_problem", None)
+    return check(slug) if callable(check) else lowercase_slug_problem(slug)
+
+
 class BrandTarget(Struct, frozen=True, kw_only=True):
     """The brand a crawl is for; ``slug`` is an explicit per-source slug that wins over lookup.
 
@@ -97,6 +118,9 @@ class Source(Protocol):
 
     ``kind`` chooses the storage prefix of its images (``runway`` or ``street``);
     ``needs_brand`` is False for sources (street style) that list recent posts instead.
+    A source may also define ``slug_problem(slug) -> str | None`` (a static method): what
+    is wrong with a brand's slug on its site, None when it is fine; ``slug_problem`` below
+    applies it, or ``lowercase_slug_problem`` for a source without one.
     """
 
     name: ClassVar[str]

@@ -48,6 +48,7 @@ from rk.core.api.wire import (
     UploadUrlsRequest,
 )
 from rk.core.config import IngestSettings, Settings
+from rk.core.runtime.unreachable import unreachable_hint
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +214,7 @@ class BackendClient:
         except httpx.HTTPError as exc:
             raise BackendUnavailable(
                 f"backend unreachable at {self.base}: {type(exc).__name__}: {exc}"
+                + unreachable_hint(exc, "ingest.endpoint")
             ) from None
         status = response.status_code
         if status < 300:

@@ -30,6 +30,7 @@ from rk.core.runtime.client import (
 )
 from rk.core.runtime.crawler import CrawlStats, ShowUploader, crawl
 from rk.core.runtime.robots_shows import RobotsCheck
+from rk.core.runtime.unreachable import unreachable_hint
 
 log = logging.getLogger("rk.spider")
 
@@ -192,8 +193,11 @@ class SpiderServer:
             return
         except Exception as exc:
             log.exception("[serve] %s task %d failed", worker, task.id)
+            hint = unreachable_hint(exc, f"sources.{self.source.name}.base_url")
             result = CrawlResult(
-                worker=worker, status="failed", error=printable(f"{type(exc).__name__}: {exc}")
+                worker=worker,
+                status="failed",
+                error=printable(f"{type(exc).__name__}: {exc}{hint}"),
             )
         finally:
             beat.cancel()

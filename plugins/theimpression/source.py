@@ -15,7 +15,13 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from rk.core.api.errors import ConfigError, SourceError
-from rk.core.api.sources import BrandTarget, ShowSummary, flag_option, thumb_size_option
+from rk.core.api.sources import (
+    BrandTarget,
+    ShowSummary,
+    flag_option,
+    lowercase_slug_problem,
+    thumb_size_option,
+)
 from rk.core.api.wire import ShowIngest
 from rk.plugins.theimpression.images import ImagePolicy
 from rk.plugins.theimpression.parse import (
@@ -58,6 +64,14 @@ class TheImpressionSource:
     name: ClassVar[str] = "theimpression"
     kind: ClassVar[Literal["runway", "street"]] = "street"
     needs_brand: ClassVar[bool] = False
+
+    @staticmethod
+    def slug_problem(slug: str) -> str | None:
+        """A brand slug here is a tag's slug (``/tag/<slug>/``, WordPress style): lowercase
+        words and digits joined by '-'; None when ``slug`` is one. Crawls never use it
+        (posts are listed newest first, not per brand); it is kept for reference."""
+        problem = lowercase_slug_problem(slug)
+        return f"not a The Impression tag slug: {problem}" if problem else None
 
     def __init__(self, client: httpx.AsyncClient, options: Mapping[str, Any]) -> None:
         base = str(options.get("base_url") or DEFAULT_BASE_URL)

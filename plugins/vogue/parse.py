@@ -83,9 +83,18 @@ def parse_designers(html: str, url: str) -> list[DesignerLink]:
 
 
 def parse_designer_shows(html: str, url: str) -> list[ShowLink]:
-    """A designer's shows, newest first as the page lists them; [] when it has none."""
+    """A designer's shows, newest first as the page lists them; [] when it has none.
+
+    A subscriber-only page that lists no show is a VogueParseError: its shows are hidden,
+    not absent, and a crawl that reported "0 shows" would say the wrong thing.
+    """
     state = decode_state(html, url, DesignerState)
     content = state.transformed.runway_designer_content if state.transformed else None
+    restricted = state.transformed is not None and (
+        get(state.transformed.access, "contentRestricted") is True
+    )
+    if restricted and not items(get(content, "designerCollections")):
+        raise VogueParseError(f"{url}: designer page is subscriber-only and lists no shows")
     if not isinstance(content, dict):
         raise VogueParseError(f"{url}: no runwayDesignerContent in the page state")
     shows: list[ShowLink] = []

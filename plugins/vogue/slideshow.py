@@ -123,8 +123,11 @@ def _photo(image: Any) -> str:
 
 
 def _model(slide: dict[str, Any], image: Any) -> str:
-    """The model's name on the slide, on its image, or in a ``model`` object."""
-    for value in (slide.get("modelName"), get(image, "modelName"), get(slide.get("model"), "name")):
-        if name := clean(text(value)):
-            return name
+    """The model's name on the slide or else on its image: ``modelName``, ``model`` as a
+    plain string, or a ``model`` object's ``name`` (Vogue's pages use all three)."""
+    for node in (slide, image):
+        model = get(node, "model")
+        for value in (get(node, "modelName"), model, get(model, "name")):
+            if name := clean(text(value)):
+                return name
     return ""

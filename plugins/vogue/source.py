@@ -16,6 +16,7 @@ from rk.core.api.sources import (
     NoSuchSeason,
     ShowSummary,
     flag_option,
+    lowercase_slug_problem,
     season_slug,
     thumb_size_option,
 )
@@ -57,6 +58,13 @@ class VogueSource:
     kind: ClassVar[Literal["runway", "street"]] = "runway"
     needs_brand: ClassVar[bool] = True
 
+    @staticmethod
+    def slug_problem(slug: str) -> str | None:
+        """A designer slug is the end of ``/fashion-shows/designer/<slug>``: lowercase
+        words and digits joined by '-' (``acne-studios``); None when ``slug`` is one."""
+        problem = lowercase_slug_problem(slug)
+        return f"not a Vogue designer slug: {problem}" if problem else None
+
     def __init__(self, client: httpx.AsyncClient, options: Mapping[str, Any]) -> None:
         self._client = client
         self._base = base_url(options)
@@ -70,9 +78,11 @@ class VogueSource:
     async def list_shows(self, brand: BrandTarget | None, limit: int | None) -> list[ShowSummary]:
         """The brand's shows, newest first, at most ``limit`` (None or 0: all).
 
-        A brand without a designer page (404) has no shows: most brands have none on Vogue.
-        With ``brand.season`` only that season's show: addressed directly when the brand has
-        a slug (a season task), else found on the designer page.
+        A designer page that fails (a 4xx or 5xx answer, or subscriber-only with no show
+        listed) is a SourceError naming it, so the crawl task fails with the reason rather
+        than ending done with "0 shows". With ``brand.season`` only that season's show:
+        addressed directly when the brand has a slug (a season task), else found on the
+        designer page.
         """
         if brand is None:
             raise SourceError("vogue: a brand is required (shows are listed per designer)")
@@ -81,8 +91,10 @@ class VogueSource:
         url = await self.designer_url(brand)
         response = await self._get(url, missing_ok=True)
         if response.status_code == 404:
-            log.info("vogue: no designer page for %r at %s: no shows", brand.name, url)
-            return []
+            raise SourceError(
+                f"vogue: no designer page for {brand.name!r}: {url} answered HTTP 404"
+                " (set the brand's vogue slug if Vogue spells it otherwise)"
+            )
         links = parse_designer_shows(response.text, str(response.url))
         if brand.season:
             links = [link for link in links if link.key.startswith(f"{brand.season}/")]

@@ -53,6 +53,7 @@ AzState = PageState[AzTransformed]
 class DesignerTransformed(_Camel):
     """``transformed`` of a designer page."""
 
+    access: Any = None
     runway_designer_content: Any = None
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from rk.server.platform.db.sql_rows import transaction
+from rk.server.platform.db.sql_rows import rows, transaction
 from rk.server.platform.db.tables import Brand, InstanceSecret
 
 UID_MATCH = "(b.uid = {} OR (b.old_uid = {} AND b.old_uid <> ''))"
@@ -45,10 +46,18 @@ async def brand_by_id(brand_id: int) -> dict[str, Any] | None:
     return await Brand.select(*COLUMNS).where(Brand.id == brand_id).first()
 
 
-async def brand_id_named(name: str) -> int | None:
-    """The id of the brand called exactly ``name``."""
-    row = await Brand.select(Brand.id).where(Brand.name == name).first()
-    return int(row["id"]) if row else None
+async def brands_of_length(length: int) -> list[dict[str, Any]]:
+    """The brands whose name has ``length`` characters: every name that can equal one of
+    that length ignoring case (SQLite's ``lower`` folds ASCII only, so callers compare)."""
+    return await rows(
+        "SELECT id, uid, name, slugs FROM brands WHERE length(name) = {} ORDER BY id", length
+    )
+
+
+async def brands_mentioning(slug: str) -> list[dict[str, Any]]:
+    """The brands whose slugs JSON mentions ``slug`` (a superset: LIKE's ``_`` matches any
+    character; callers check which source holds it)."""
+    return list(await Brand.select(*COLUMNS).where(Brand.slugs.like(f"%{json.dumps(slug)}%")))
 
 
 async def create_brand(

@@ -1,5 +1,5 @@
 """Whole seasons' reads and writes: brands by source slug or name, their slugs, and whether a
-brand's show of a season is already queued."""
+brand's show of a season (or any task of the brand) is already queued."""
 
 from __future__ import annotations
 
@@ -48,3 +48,18 @@ async def season_task_active(brand_id: int, source: str, season: str) -> bool:
             & CrawlTask.status.is_in(["queued", "running"])
         )
     )
+
+
+async def active_task_id(brand_id: int, source: str) -> int | None:
+    """The id of the brand's oldest queued or running task on ``source``, or None."""
+    row = (
+        await CrawlTask.select(CrawlTask.id)
+        .where(
+            (CrawlTask.brand_id == brand_id)
+            & (CrawlTask.source == source)
+            & CrawlTask.status.is_in(["queued", "running"])
+        )
+        .order_by(CrawlTask.id)
+        .first()
+    )
+    return int(row["id"]) if row else None

@@ -32,6 +32,7 @@ from rk.server.crawl.repository import (
     TaskState,
     crawl_store_for,
 )
+from rk.server.crawl.repository_seasons import active_task_id
 from rk.server.platform.db.database import Database, open_database
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.platform.jobs.engine import OncePerTick, wall_clock
@@ -139,6 +140,11 @@ class CrawlTasks:
         if not await self.store.brand_exists(brand_id):
             raise UnknownBrand(f"brand {brand_id} does not exist")
         return await self.store.insert(brand_id, source, priority, max_shows, self.clock(), season)
+
+    async def active_task(self, brand_id: int, source: str) -> int | None:
+        """The id of the brand's queued or running task on ``source`` (a second one would
+        crawl the same shows again), or None."""
+        return await active_task_id(brand_id, source)
 
     async def batch_add(
         self, prefix: str, max_shows: int, count: int, source: str = "vogue", priority: int = 0

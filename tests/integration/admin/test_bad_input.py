@@ -240,6 +240,27 @@ async def test_form_bad_input(
     assert await snapshot() == before
 
 
+async def test_a_brand_name_in_another_case_or_a_taken_slug_is_a_4xx_naming_the_brand(
+    console: Backend, world: dict[str, Any]
+) -> None:
+    before = await snapshot()
+    token = {"_csrf_token": world["token"]}
+    clash = await console.client.post("/admin/brands/add", data={**token, "name": "ACNE studios"})
+    assert clash.status_code == 409
+    assert clash.json() == {
+        "error": "brand name 'ACNE studios' clashes with the existing brand 'Acne Studios'"
+        f" (id={world['brand'].id}); names are unique ignoring case"
+    }
+    taken = await console.client.post(
+        "/admin/brands/add", data={**token, "name": "Acne Two", "slug_vogue": "acne-studios"}
+    )
+    assert taken.status_code == 422
+    assert taken.json()["error"].startswith(
+        "vogue slug 'acne-studios' belongs to the brand 'Acne Studios'"
+    )
+    assert await snapshot() == before
+
+
 async def test_stale_and_unknown_rows(console: Backend, world: dict[str, Any]) -> None:
     before = await snapshot()
     data = {"_csrf_token": world["token"]}

@@ -28,6 +28,14 @@ def test_rk_load_plugins_restricts() -> None:
     assert json.loads(none.stdout) == []
 
 
+def test_unknown_name_in_rk_load_plugins_is_an_error() -> None:
+    result = rk("plugins", env={"RK_LOAD_PLUGINS": "vogue, vouge"})
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: RK_LOAD_PLUGINS names vouge, which no installed plugin is")
+    assert "vogue" in line
+
+
 def make_distribution(root: Path, name: str, module_body: str) -> None:
     """A tiny installed distribution on ``root`` with its own entry_points.txt."""
     (root / f"{name}.py").write_text(textwrap.dedent(module_body))

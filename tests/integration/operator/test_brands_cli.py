@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,48 @@ def test_bad_input_exits_2(db_env: dict[str, str], args: list[str], message: str
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert rk("brands", "list", env=db_env).stdout == ""
+
+
+def test_names_are_nfc_and_unique_in_any_case(db_env: dict[str, str]) -> None:
+    nfc = "Comme des Garçons"
+    added = rk("brands", "add", nfc, env=db_env)
+    assert added.stdout.startswith("added: id=1 ")
+    same = rk("brands", "add", unicodedata.normalize("NFD", nfc), env=db_env)
+    assert same.returncode == 0, same.stderr
+    assert same.stdout.startswith("exists: id=1 uid=")
+    assert f"name={nfc} " in same.stdout
+    other_case = rk("brands", "add", "COMME DES GARÇONS", env=db_env)
+    assert other_case.returncode == 2
+    assert other_case.stderr.splitlines() == [
+        "error: brand name 'COMME DES GARÇONS' clashes with the existing brand"
+        " 'Comme des Garçons' (id=1); names are unique ignoring case"
+    ]
+    assert len(rk("brands", "list", env=db_env).stdout.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("slug", "message"),
+    [
+        ("nosuchsource=x", "error: slug nosuchsource=x: no source named 'nosuchsource'"),
+        (
+            "vogue=Not A Slug!",
+            "error: vogue slug 'Not A Slug!': not a Vogue designer slug: a slug is lowercase",
+        ),
+        (
+            "vogue=acne-studios",
+            "error: vogue slug 'acne-studios' belongs to the brand 'Acne' (id=1)",
+        ),
+    ],
+)
+def test_slugs_are_checked_by_their_source_and_unique(
+    db_env: dict[str, str], slug: str, message: str
+) -> None:
+    assert rk("brands", "add", "Acne", "--slug", "vogue=acne-studios", env=db_env).returncode == 0
+    done = rk("brands", "add", "Other", "--slug", slug, env=db_env)
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(message)
+    assert len(rk("brands", "list", env=db_env).stdout.splitlines()) == 1
 
 
 @pytest.mark.parametrize("command", [["brands", "add", "Acne Studios"], ["crawl", "add", "Acne"]])

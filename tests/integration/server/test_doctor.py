@@ -52,6 +52,9 @@ async def test_embedded_default_before_and_after_first_start(
     assert status(lines, "database").startswith("PROBLEM  database: sqlite:///")
     assert "no database file yet -> start rk serve-backend" in status(lines, "database")
     assert lines[-1] == "1 problem"
+    assert "warning  storage: file://" in status(lines, "storage")
+    assert "no media folder yet" in status(lines, "storage")
+    assert not (tmp_path / "data").exists()  # the doctor creates nothing
 
     await start_backend(backend_settings(tmp_path))  # same data dir: creates and migrates
     code, lines = await doctor(tmp_path, config)
@@ -83,10 +86,13 @@ async def test_postgresql_migrations_and_pgvector(
     assert f"migrations not applied ({last['id']}): run rk db migrate" in status(
         lines, "migrations"
     )
+    [version] = await IngestJob.raw("SELECT current_setting('server_version_num') AS num")
     if not vector:
         assert "PROBLEM  pgvector: this PostgreSQL server has no pgvector" in status(
             lines, "pgvector"
         )
+        major = int(version["num"]) // 10000
+        assert f"apt install postgresql-{major}-pgvector" in status(lines, "pgvector")
 
 
 async def test_unreachable_database_and_storage_are_named_without_secrets(tmp_path: Path) -> None:

@@ -67,14 +67,24 @@ async def test_designer_index_is_fetched_once_per_source(
     assert vogue_site.paths().count("/fashion-shows/designers") == 1
 
 
-async def test_designer_without_shows_or_without_a_page_has_no_shows(
+async def test_designer_without_shows_has_none_and_one_without_a_page_is_an_error(
     vogue_site: SiteServer, client: httpx.AsyncClient
 ) -> None:
     vogue = source(vogue_site, client)
     assert await vogue.list_shows(BrandTarget(name="Odalys North"), None) == []
-    assert await vogue.list_shows(BrandTarget(name="Zéphyrine Loom"), None) == []  # page 404s
-    assert await vogue.list_shows(BrandTarget(name="Unlisted Label"), None) == []
+    with pytest.raises(SourceError, match=r"no designer page for 'Zéphyrine Loom': .*HTTP 404"):
+        await vogue.list_shows(BrandTarget(name="Zéphyrine Loom"), None)
+    with pytest.raises(SourceError) as err:
+        await vogue.list_shows(BrandTarget(name="Unlisted Label"), None)
+    assert str(err.value) == (
+        f"vogue: no designer page for 'Unlisted Label': {vogue_site.base_url}"
+        "/fashion-shows/designer/unlisted-label answered HTTP 404 (set the brand's vogue slug"
+        " if Vogue spells it otherwise)"
+    )
     assert "/fashion-shows/designer/unlisted-label" in vogue_site.paths()
+    vogue_site.route("/fashion-shows/designer/odalys-north", status=500)
+    with pytest.raises(SourceError, match="odalys-north answered HTTP 500"):
+        await vogue.list_shows(BrandTarget(name="Odalys North"), None)
 
 
 async def test_unavailable_index_falls_back_to_slugs(

@@ -54,7 +54,7 @@ def test_add_batch_list_cancel_retry_delete(crawl: Rk, tmp_path: Path) -> None:
     assert ok(crawl("crawl", "add", "alpha & co", "--max-shows", "2", "--priority", "3")) == (
         "queued task 1: alpha & co (id=4) on vogue, max 2\n"
     )
-    assert ok(crawl("crawl", "add", "3")).startswith("queued task 2: Beta Label (id=3)")
+    assert ok(crawl("crawl", "add", "--id", "3")).startswith("queued task 2: Beta Label (id=3)")
     batch = ok(crawl("crawl", "batch", "--prefix", "A", "--max-shows", "1", "--count", "50"))
     assert batch == "queued 2 tasks for brands starting with 'A': 3, 4\n"  # alpha has one
 
@@ -96,7 +96,8 @@ def test_add_batch_list_cancel_retry_delete(crawl: Rk, tmp_path: Path) -> None:
 def test_bad_input_exits_2_with_one_line_and_changes_nothing(crawl: Rk) -> None:
     ok(crawl("brands", "add", "Alder"))
     refused(
-        crawl("crawl", "add", "Nobody"), "no brand with id or name 'Nobody' (see: rk brands list)"
+        crawl("crawl", "add", "Nobody"),
+        "no brand named 'Nobody' (see: rk brands list; --id N takes an id)",
     )
     refused(
         crawl("crawl", "add", "Alder", "--source", "nope"),
@@ -109,5 +110,33 @@ def test_bad_input_exits_2_with_one_line_and_changes_nothing(crawl: Rk) -> None:
     for verb in ("retry", "cancel", "delete"):
         refused(crawl("crawl", verb, "99"), "crawl task 99 does not exist")
     assert crawl("crawl", "add", "Alder", "--max-shows", "-1").exit_code == 2
+    either = "name the brand, or give --id N (not both)"
+    refused(crawl("crawl", "add"), either)
+    refused(crawl("crawl", "add", "Alder", "--id", "1"), either)
+    refused(crawl("crawl", "add", "--id", "7"), "no brand with id 7 (see: rk brands list)")
     assert crawl("crawl", "batch", "--prefix", "A", "--count", "0").exit_code == 2
     assert ok(crawl("crawl", "list")) == "no crawl tasks\n"
+
+
+def test_a_name_is_a_name_and_an_id_is_given_with_id(crawl: Rk) -> None:
+    ok(crawl("brands", "add", "Alder"))
+    ok(crawl("brands", "add", "Beta Label"))
+    ok(crawl("brands", "add", "3"))
+    assert ok(crawl("crawl", "add", "3")) == "queued task 1: 3 (id=3) on vogue, max 3\n"
+    assert ok(crawl("crawl", "add", "--id", "2")).startswith("queued task 2: Beta Label (id=2)")
+    assert ok(crawl("crawl", "add", "ALDER")).startswith("queued task 3: Alder (id=1)")
+
+
+def test_a_second_task_is_refused_with_the_first_ones_id_unless_again(crawl: Rk) -> None:
+    ok(crawl("brands", "add", "Alder"))
+    assert ok(crawl("crawl", "add", "Alder", "--max-shows", "0")) == (
+        "queued task 1: Alder (id=1) on vogue, every show\n"
+    )
+    refused(
+        crawl("crawl", "add", "Alder"),
+        "Alder (id=1) already has task 1 queued or running on vogue (--again queues another)",
+    )
+    assert ok(crawl("crawl", "add", "Alder", "--again")).startswith("queued task 2: Alder")
+    ok(crawl("crawl", "cancel", "1"))
+    ok(crawl("crawl", "cancel", "2"))
+    assert ok(crawl("crawl", "add", "Alder")).startswith("queued task 3: Alder")

@@ -50,7 +50,7 @@ async def test_killed_spider_task_is_finished_by_another_after_the_lease(e2e: E2
 async def test_two_spiders_on_one_queue_never_share_a_task(e2e: E2E) -> None:
     backend = e2e.backend()
     names = ["Halden & Co.", "Kestrel & Vine", "Maison Aurèle", "Paloma Quintero"]
-    names += ["Odalys North", "Unlisted Label"]
+    names += ["Odalys North"]  # a brand without a designer page fails: test_serve.py
     task_ids = [(await e2e.queue(name, max_shows=1))[1] for name in names]
     e2e.site.slow_pages = 0.3
     one = e2e.spider("one", backend, "-w", "2", "-i", "1", "-m", "2")

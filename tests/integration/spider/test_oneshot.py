@@ -22,6 +22,7 @@ from tests.integration.spider.conftest import E2E, SECRET
 from tests.integration.spider.photos import SITES, PhotoSite
 from tests.integration.spider.procs import clean_env, eventually, write_config
 from tests.support.cli import RK
+from tests.support.net import free_port
 from tests.support.sites import TINY_JPEG, serve_site
 
 FAST = {"min_interval_s": 0, "retries": 0}
@@ -148,3 +149,19 @@ def test_bad_oneshot_input_exits_2_with_one_line(site: PhotoSite, tmp_path: Path
             line for line in done.stderr.splitlines() if line.startswith("error:")
         ]
         assert message in done.stderr, args
+
+
+def test_an_unreachable_site_names_its_host_and_the_setting(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    base = f"http://127.0.0.1:{port}"
+    config = write_config(
+        tmp_path / "config.yml", {"spider": FAST, "sources": {"vogue": {"base_url": base}}}
+    )
+    done = oneshot(config, "vogue", "--name", "Kestrel & Vine", "--slug", "kestrel-vine", "-d")
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: vogue: GET ")
+    assert last.endswith(
+        f"(cannot connect to 127.0.0.1:{port}: check sources.vogue.base_url, that it is up,"
+        " and the network)"
+    )

@@ -169,3 +169,21 @@ async def test_a_season_queued_by_add_season_is_crawled_with_details_linked(e2e:
     assert [len(g["details"]) for g in groups] == [2] * 11 + [2]
     assert groups[0]["details"][0]["alt"].endswith("detail 1 of look 1")
     assert groups[0]["look_image_id"] == api["looks"][0]["image_id"]
+
+
+async def test_a_brand_without_a_designer_page_fails_with_the_reason(e2e_sqlite: E2E) -> None:
+    e2e = e2e_sqlite
+    backend = e2e.backend(queues={"crawl_max_attempts": 1})
+    _, task_id = await e2e.queue("Unlisted Label")  # its designer page answers 404
+    spider = e2e.spider("spider", backend, "-w", "1", "-i", "1")
+
+    async def failed() -> dict | None:
+        row = await archive.task(task_id)
+        return row if row["status"] == "failed" else None
+
+    row = await eventually(failed, "the task failed")
+    assert row["shows_submitted"] == 0
+    assert "no designer page for 'Unlisted Label'" in row["last_error"]
+    assert "/fashion-shows/designer/unlisted-label answered HTTP 404" in row["last_error"]
+    spider.send(signal.SIGTERM)
+    assert await spider.wait() == 0

@@ -55,6 +55,15 @@ async def test_without_pgvector_startup_says_what_to_install_and_uses_exact(
         await close(engine)
 
 
+async def test_rk_vectors_status_without_pgvector_names_the_exact_index(pg_dsn: str) -> None:
+    await migrate(pg_dsn)
+    done = rk("vectors", "status", env={"RK_DATABASE": pg_dsn}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    assert line.startswith("index: exact (vectors.index asks for pgvector, unavailable: ")
+    assert "index: pgvector" not in done.stdout
+
+
 async def test_on_pgvector_auto_chooses_it(
     pgvector_dsn: str, plugin_manager: RkPluginManager
 ) -> None:

@@ -66,13 +66,17 @@ def test_data_dir_override(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("server: {port: eighty}\n", "config.yml: server.port: expected `int`, got `str`"),
-        ("server: {prot: 1}\n", "config.yml: server.prot: a known setting"),
-        ("colour: red\n", "config.yml: colour: a known setting"),
+        ("server: {prot: 1}\n", "config.yml: server.prot: not a setting (did you mean port?)"),
+        ("sever: {port: 1}\n", "config.yml: sever: not a setting (did you mean server?)"),
+        ("colour: red\n", "config.yml: colour: not a setting"),
         ("media: [1, 2]\n", "config.yml: media: expected `object`, got `array`"),
         ("- just\n- a list\n", "config.yml: expected a mapping"),
         ("server: {port: 1\n", "config.yml: not valid YAML at line"),
         ("admin: {session_idle_s: 30}\n", "config.yml: admin.session_idle_s: expected `int` >= 60"),
-        ("admin: {session_idle_minutes: 60}\n", "config.yml: admin.session_idle_minutes: a known"),
+        (
+            "admin: {session_idle_minutes: 60}\n",
+            "config.yml: admin.session_idle_minutes: not a setting (did you mean session_idle_s?)",
+        ),
     ],
 )
 def test_errors_name_file_key_and_expectation(tmp_path: Path, text: str, message: str) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import msgspec
 import pytest
 
-from rk.core.api.errors import ShowSkipped
+from rk.core.api.errors import ShowSkipped, SourceError
 from rk.core.api.wire import BrandRef, ShowIngest
 from rk.plugins.vogue.parse import (
     VogueParseError,
@@ -77,6 +77,15 @@ def test_designer_page_lists_shows_newest_first_with_absolute_urls(vogue_page: P
 
 def test_designer_without_shows_is_an_empty_list(vogue_page: Page) -> None:
     assert parse_designer_shows(*vogue_page("fashion-shows/designer/odalys-north")) == []
+
+
+def test_subscriber_only_designer_page_without_shows_is_an_error() -> None:
+    url = "https://runway.test/fashion-shows/designer/odalys-north"
+    content = {"name": "Odalys North", "designerCollections": []}
+    hidden = page_with({"access": {"contentRestricted": True}, "runwayDesignerContent": content})
+    with pytest.raises(SourceError, match="designer page is subscriber-only and lists no shows"):
+        parse_designer_shows(hidden, url)
+    assert parse_designer_shows(page_with({"runwayDesignerContent": content}), url) == []
 
 
 def test_season_page_lists_every_show_with_its_designer_and_slug(vogue_page: Page) -> None:

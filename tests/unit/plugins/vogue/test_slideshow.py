@@ -77,6 +77,27 @@ def test_slides_are_found_wherever_they_sit_in_page_order() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("on_slide", "on_image"),
+    [
+        ({"model": "Ana Reyes"}, {}),
+        ({"model": {"name": "Ana Reyes"}}, {}),
+        ({"modelName": "Ana Reyes"}, {}),
+        ({}, {"model": "Ana Reyes"}),
+        ({}, {"model": {"name": "Ana Reyes"}}),
+        ({}, {"modelName": "Ana Reyes"}),
+        ({"model": "  "}, {"model": "Ana Reyes"}),
+    ],
+)
+def test_the_model_is_named_in_each_shape_on_the_slide_or_its_image(
+    on_slide: dict[str, object], on_image: dict[str, object]
+) -> None:
+    image = {"id": PID.format(1), "sources": {"sm": {"url": "/x.jpg"}}, **on_image}
+    slide = {"contentType": "runwaymoment", "image": image, "details": [], **on_slide}
+    [found] = parse_slideshow(*page({"slides": [slide]}))
+    assert found.model_name == "Ana Reyes"
+
+
 def test_a_slide_is_matched_by_its_photo_before_its_own_number() -> None:
     look_url = "https://cdn.test/photos/{}/master/w_1,c_limit/x.jpg"
     show = ShowIngest(
