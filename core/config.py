@@ -90,11 +90,14 @@ def _check_networks(key: str, entries: list[str]) -> None:
 
 
 class IngestSettings(Section):
-    """How a spider reaches the backend: ``endpoint`` ends in ``/admin/internal/ingest``."""
+    """How a spider reaches the backend: ``endpoint`` ends in ``/admin/internal/ingest``.
+    ``secret_file`` names a file holding the secret (read at load time into ``secret``), so a
+    config file need not carry it; set ``secret`` or ``secret_file``, not both."""
 
     enabled: bool = False
     endpoint: str = ""
     secret: str = ""
+    secret_file: str = ""
 
 
 class MediaSettings(Section):
@@ -400,10 +403,31 @@ def load_settings(
     if data_dir:
         data["data_dir"] = data_dir
     try:
-        return msgspec.convert(data, Settings, strict=False)
+        settings = msgspec.convert(data, Settings, strict=False)
     except msgspec.ValidationError as err:
         key, expected = _describe(err)
         raise ConfigError(f"{label}: {key}: {expected}") from None
+    if settings.ingest.secret_file:
+        settings.ingest.secret = read_secret_file(settings.ingest, label)
+    return settings
+
+
+def read_secret_file(ingest: IngestSettings, label: str) -> str:
+    """The secret held in ``ingest.secret_file`` (relative to the working directory), or a
+    one-line error: the file missing, unreadable or empty, or ``ingest.secret`` set as well."""
+    where = f"{label}: ingest.secret_file: {ingest.secret_file}"
+    if ingest.secret:
+        raise ConfigError(f"{label}: ingest: set secret or secret_file, not both")
+    try:
+        value = Path(ingest.secret_file).expanduser().read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{where}: cannot read ({reason})") from None
+    if not value:
+        raise ConfigError(f"{where}: the file is empty")
+    return value
 
 
 URL_SECRETS = re.compile(

@@ -76,3 +76,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--soak", type=float, default=0, metavar="MINUTES", help="repeat faults this long"
     )
+    group.addoption(
+        "--write-reliability",
+        action="store_true",
+        help="rewrite docs/reliability.md's results block with this run's table",
+    )

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import asyncpg
+from asyncpg.exceptions import InternalClientError
 
 from tests.system.balancer import Balancer
 from tests.system.fleet import Fleet, RkProc
@@ -119,8 +120,10 @@ async def busy(dsn: str, what: str) -> bool:
     try:
         args = (int(time.time()),) if "$1" in sql else ()
         return bool(await conn.fetchval(sql, *args))
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, InternalClientError):
+        return False  # the database went away mid-question (the PostgreSQL fault): not busy
     finally:
-        await conn.close()
+        conn.terminate()  # never raises, even on a connection the outage broke
 
 
 def kill(pick: Callable[[World], RkProc]) -> Fault:
@@ -129,12 +132,17 @@ def kill(pick: Callable[[World], RkProc]) -> Fault:
     async def fault(world: World, record: FaultRecord) -> None:
         proc = pick(world)
         kind = proc.name.split("-")[0]
+        aimed = False
         for _ in range(int(AIM_S / 0.2)):
             if await busy(world.fleet.dsn, kind):
+                aimed = True
                 break
             await asyncio.sleep(0.2)
         record.name = f"kill -9 {proc.name}, restarted after {RESTART_AFTER_S:g} s"
         record.at = world.now()
+        record.outcome = (
+            "killed with work in hand" if aimed else f"killed idle (none in {AIM_S:g} s)"
+        )
         world.supervisor.kill(proc)
         if proc.name.startswith("spider"):
             world.interruptions += 1
@@ -148,6 +156,7 @@ async def pg_stop(world: World, record: FaultRecord) -> None:
     await asyncio.to_thread(world.cluster.stop, "fast")
     await asyncio.sleep(PG_DOWN_S)
     await asyncio.to_thread(world.cluster.start)
+    record.outcome = "stopped, started again"
 
 
 async def s3_down(world: World, record: FaultRecord) -> None:
@@ -155,6 +164,7 @@ async def s3_down(world: World, record: FaultRecord) -> None:
     world.gate.down()
     await asyncio.sleep(S3_DOWN_S)
     world.gate.up()
+    record.outcome = "connections refused, then let through again"
 
 
 def site_outage(status: int) -> Fault:
@@ -176,6 +186,7 @@ async def skew_in_window(world: World, record: FaultRecord) -> None:
     world.interruptions += 1
     proc.skew_s = SKEW_IN_S
     world.supervisor.kill(proc)
+    record.outcome = "restarted skewed (its signatures are checked among the invariants)"
 
 
 CLOCK_LINE = re.compile(r"this machine.s clock is [+-]\d+ s off")

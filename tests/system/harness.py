@@ -19,7 +19,7 @@ from tests.integration.storage.helpers import new_bucket, run_moto, s3_url
 from tests.support.net import free_port
 from tests.system import archive_state, invariants
 from tests.system.balancer import Balancer, Exchange
-from tests.system.faults import FaultRecord, Supervisor, World, inject, schedule
+from tests.system.faults import SKEW_OUT_S, FaultRecord, Supervisor, World, inject, schedule
 from tests.system.fleet import SECRET, Fleet
 from tests.system.gate import TcpGate
 from tests.system.invariants import Check
@@ -192,7 +192,7 @@ def evaluate(
 ) -> list[Check]:
     orphans, missing = invariants.objects_match_rows(snap)
     vectors, neighbours = invariants.vectors(snap)
-    skew = [r for r in world.records if "clock" in r.name and r.outcome]
+    skew = [r for r in world.records if r.name.endswith(f"clock +{SKEW_OUT_S} s") and r.outcome]
     skewed_in = world.fleet.spiders[-1]
     refused = [
         line for line in skewed_in.log().splitlines() if "rejected the signature" in line

@@ -1,11 +1,13 @@
 """The whole system under faults (issue 16): nothing lost, duplicated or orphaned.
 
 Run: ``pytest -m system tests/system -s`` (``--seed N`` replays a run, ``--soak MINUTES``
-repeats rounds of faults for that long). Excluded from the default run by its marker.
+repeats rounds of faults for that long, ``--write-reliability`` rewrites the results block of
+docs/reliability.md with this run's). Excluded from the default run by its marker.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import tempfile
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.system.docs_results import write_results
 from tests.system.harness import run_system
 from tests.system.report import table
 
@@ -27,10 +30,13 @@ async def test_nothing_lost_duplicated_or_orphaned(request: pytest.FixtureReques
     root = Path(tempfile.mkdtemp(prefix=f"rk-system-{seed}-"))
     print(f"\nsystem test seed {seed} (replay: pytest -m system tests/system --seed {seed})")
     print(f"logs and configs: {root}")
+    load_before = os.getloadavg()[0]
     run = await run_system(root, int(seed), WINDOW_S, soak_s)
     report = table(run)
     print(report)
     (root / "reliability.md").write_text(report + "\n", encoding="utf-8")
+    if request.config.getoption("--write-reliability"):
+        write_results(report, int(seed), (load_before, os.getloadavg()[0]))
     failed = [f"{c.name}: {c.detail}" for c in run.checks if not c.ok]
     assert not failed, f"seed {seed} (logs in {root}): " + "; ".join(failed)
     shutil.rmtree(root, ignore_errors=True)

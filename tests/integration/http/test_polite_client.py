@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 
 from rk.core.config import SpiderSettings
 from rk.core.runtime.http import polite_client
+from tests.support.fake_clock import FakeClock
 from tests.support.net import free_port
 
 from .conftest import Reply, ScriptServer
@@ -38,12 +38,13 @@ async def test_retry_after_is_honoured(
 ) -> None:
     url = site.script("/limited", Reply(429, headers={"Retry-After": "1"}), Reply(200, b"fine"))
     caplog.set_level(logging.INFO, logger="rk.core.runtime.http")
-    async with polite_client(FAST) as client:
+    clock = FakeClock()
+    async with polite_client(FAST, clock=clock) as client:
         response = await client.get(url)
     assert (response.status_code, response.content) == (200, b"fine")
-    first, second = site.hits("/limited")
-    # The backoff alone would wait at most 0.01 s: a gap of ~1 s is the header obeyed.
-    assert second.at - first.at >= 0.95
+    assert len(site.hits("/limited")) == 2
+    # The backoff alone would wait at most 0.01 s: the one wait of 1 s is the header obeyed.
+    assert clock.sleeps == [1.0]
     assert "retry after 1.00 s" in caplog.text
     assert "HTTP 429, retry 1/3" in caplog.text
 
@@ -144,14 +145,15 @@ async def test_slot_is_held_until_the_body_is_closed(site: ScriptServer) -> None
 
 
 class StartTimes(httpx.AsyncBaseTransport):
-    """The real transport, noting when each request leaves the polite layer for the wire."""
+    """The real transport, noting the fake time each request leaves the polite layer."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
         self.inner = httpx.AsyncHTTPTransport(retries=0)
         self.starts: list[float] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.starts.append(time.monotonic())
+        self.starts.append(self.clock.now())
         return await self.inner.handle_async_request(request)
 
     async def aclose(self) -> None:
@@ -160,16 +162,18 @@ class StartTimes(httpx.AsyncBaseTransport):
 
 async def test_min_interval_between_request_starts(site: ScriptServer) -> None:
     url = site.script("/page", Reply(200))
-    starts = StartTimes()
-    async with polite_client(settings(min_interval_s=0.2), inner=starts) as client:
-        before = time.monotonic()
+    clock = FakeClock()
+    starts = StartTimes(clock)
+    polite = settings(min_interval_s=0.2, robots="ignore")
+    async with polite_client(polite, inner=starts, clock=clock) as client:
+        before = clock.now()
         await asyncio.gather(*(client.get(url) for _ in range(5)))
     assert len(site.hits("/page")) == 5
-    # The k-th request to go out leaves no earlier than k intervals after the burst began.
-    # Measured where the client sends (a recording inner transport), not where the server
-    # sees arrivals, which connection setup moves under load; a late wake-up only delays.
+    # The k-th request to go out leaves no earlier than k intervals after the burst began,
+    # on the transport's own clock (a fake one: no real time is measured or waited for).
     for k, start in enumerate(sorted(starts.starts)):
-        assert start - before >= k * 0.2 - 1e-6, f"request {k} went out too early"
+        assert start - before >= k * 0.2 - 1e-9, f"request {k} went out too early"
+    assert len(clock.sleeps) == 4, "every request after the first waited for its turn"
 
 
 async def test_user_agent_is_sent(site: ScriptServer) -> None:

@@ -98,8 +98,16 @@ async def test_a_dead_workers_job_is_claimed_again_when_its_lease_runs_out(
             if "/hang.jpg" in images.hits:
                 break
             await asyncio.sleep(0.05)
-        await asyncio.sleep(4)  # longer than the lease: renewed, so the idle worker waits
         held = await job_row(any_dsn, job_id)
+        first_lease_end = held["locked_at"] + 3
+        # Until the worker has renewed the lease at or after the moment its first lease ran
+        # out: the idle worker has had its chance to take the job, and must not have.
+        for _ in range(600):
+            held = await job_row(any_dsn, job_id)
+            if held["locked_at"] >= first_lease_end or held["attempts"] != 1:
+                break
+            await asyncio.sleep(0.05)
+        assert held["locked_at"] >= first_lease_end, "the lease was not renewed past its end"
         assert (held["status"], held["attempts"]) == ("processing", 1)
         killed_at = time.time()
         first.stop(signal.SIGKILL)
