@@ -27,6 +27,7 @@ def admin_router(settings: Settings, secret: str) -> Router:
     from rk.server.console.brand_pages import BrandPages
     from rk.server.console.crawl_pages import CrawlPages
     from rk.server.console.dashboard_page import DashboardPage
+    from rk.server.console.decisions.decision_pages import DecisionPages
     from rk.server.console.job_pages import JobPages
     from rk.server.console.media_preview import ConsoleMedia
 
@@ -38,6 +39,7 @@ def admin_router(settings: Settings, secret: str) -> Router:
             SignInController,
             DashboardPage,
             ArticlePages,
+            DecisionPages,
             CrawlPages,
             BrandPages,
             JobPages,

@@ -1,56 +1,54 @@
-"""``/admin/articles``: tabs by status, bulk approve/reject, the review page of one article.
+"""``/admin/articles``: tabs by status, the start of the review queue, the review page of one
+article and its side-by-side compare with a possible duplicate.
 
-The review page shows every look and detail in order; the forms post to
-``/admin/articles/{id}/{action}`` with the status the page showed (``expected``), so a
-decision on an article that changed meanwhile is refused instead of overwriting it.
-After a decision the moderator goes on to the next pending article.
+The review page shows every look and detail in order under a decision bar that stays on
+screen; its forms are ``decisions``'s. ``/admin/articles/next`` opens the pending article
+that has waited longest, where the queue starts.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-import pluggy
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
 from litestar.di import NamedDependency
+from litestar.params import QueryParameter
+from litestar.response import Redirect
 
 from rk.core.api.storage import Storage
 from rk.core.config import Settings
 from rk.server.brands import find_brand
 from rk.server.console.accounts.guards import user_of
 from rk.server.console.articles import TABS, list_articles
-from rk.server.console.params import BadInput, Segment, Text, cursor, ids, path_id
-from rk.server.console.render import admin_page, form_error, form_of, text
-from rk.server.console.review import next_pending, review
-from rk.server.moderation import (
-    ACTIONS,
-    MAX_BATCH,
-    Actor,
-    StaleArticle,
-    UnknownArticle,
-    moderate,
-    summary,
-)
+from rk.server.console.decisions.reasons import REASONS
+from rk.server.console.decisions.undo import last_decision
+from rk.server.console.params import BadInput, Segment, Text, cursor, path_id
+from rk.server.console.render import admin_page
+from rk.server.console.review import oldest_pending, review
 from rk.server.platform.web.pages import redirect_with
 
 REVIEW = "admin/article.html"
 
 
-async def review_context(state: State, number: int) -> dict[str, Any]:
-    """What the review page of article ``number`` shows."""
+async def review_context(
+    request: Request[Any, Any, Any], number: int, values: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """What the review page of article ``number`` shows; ``values``: a refused reject form."""
+    state = request.app.state
     found = await review(state.console_storage, number, state.settings.admin.duplicate_score)
-    return {"article": found, "next_id": found.next_id}
-
-
-def actor_of(request: Request[Any, Any, Any]) -> Actor:
-    """The signed-in account as the audit log names it."""
-    user = user_of(request)
-    return Actor(user_id=user.id, name=user.username, via="web")
+    return {
+        "article": found,
+        "next_id": found.next_id,
+        "last": await last_decision(user_of(request)),
+        "reasons": REASONS,
+        "values": values or {"reason": "", "note": ""},
+        "errors": {},
+    }
 
 
 class ArticlePages(Controller):
-    """The articles tabs and the review page."""
+    """The articles tabs, the review page and the compare page."""
 
     path = "/articles"
     include_in_schema = False
@@ -80,90 +78,45 @@ class ArticlePages(Controller):
             before=cursor(before),
             limit=settings.admin.page_size,
         )
-        context = {"listing": listing, "tab": tab, "brand": found, "first_page": not before}
+        context = {
+            "listing": listing,
+            "tab": tab,
+            "brand": found,
+            "first_page": not before,
+            "last": await last_decision(user_of(request)),
+        }
         return admin_page(request, "admin/articles.html", context)
 
-    @post("/bulk", name="admin:articles-bulk", status_code=303)
-    async def bulk(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
-        pm: NamedDependency[pluggy.PluginManager],
-    ) -> Response[Any]:
-        """Approve or reject the ticked rows of a tab; bad input shows the tab again."""
-        form = await form_of(request)
-        tab = text(form, "tab", "pending")
-        tab = tab if tab in TABS else "pending"
-        brand = await find_brand(text(form, "brand")[:200]) if text(form, "brand") else None
-        query = f"tab={tab}" + (f"&brand={brand.uid}" if brand else "")
-        action = text(form, "action")
-
-        async def again(message: str, status: int) -> Response[Any]:
-            listing = await list_articles(
-                storage,
-                tab,
-                brand_id=brand.id if brand else 0,
-                limit=state.settings.admin.page_size,
-            )
-            context = {"listing": listing, "tab": tab, "brand": brand, "first_page": True}
-            return form_error(request, "admin/articles.html", context, "form", message, status)
-
-        if action not in ("publish", "reject"):
-            return await again("Choose approve or reject for the selected rows.", 400)
-        try:
-            chosen = ids([str(value) for value in form.getall("id", [])])
-        except BadInput as exc:
-            return await again(f"{exc}.", 400)
-        if not chosen:
-            return await again("Select at least one article first.", 400)
-        if len(chosen) > MAX_BATCH:
-            return await again(f"At most {MAX_BATCH} articles at once.", 400)
-        try:
-            changes = await moderate(
-                pm, chosen, action, actor_of(request), backend_url=state.backend_url
-            )
-        except (UnknownArticle, StaleArticle) as exc:
-            return await again(f"Stopped: {exc}. Rows before it were changed.", exc.status_code)
-        return redirect_with(f"/admin/articles?{query}", summary(action, changes))
+    @get("/next", name="admin:review-next")
+    async def next_pending(self) -> Response[Any]:
+        """The pending article that has waited longest; the pending tab when none waits."""
+        first = await oldest_pending()
+        if first is None:
+            return redirect_with("/admin/articles?tab=pending", "Nothing waits for review.", "info")
+        return Redirect(path=f"/admin/articles/{first}", status_code=303)
 
     @get("/{article_id:str}", name="admin:article")
-    async def article(
-        self, request: Request[Any, Any, Any], article_id: Segment, state: State
-    ) -> Response[Any]:
-        """Every look and detail of one article, its audit and possible duplicates."""
-        context = await review_context(state, path_id(article_id, "article"))
+    async def article(self, request: Request[Any, Any, Any], article_id: Segment) -> Response[Any]:
+        """Every look and detail of one article, its history and possible duplicates."""
+        context = await review_context(request, path_id(article_id, "article"))
         return admin_page(request, REVIEW, context)
 
-    @post("/{article_id:str}/{action:str}", name="admin:article-action", status_code=303)
-    async def decide(
+    @get("/{article_id:str}/compare", name="admin:article-compare")
+    async def compare(
         self,
         request: Request[Any, Any, Any],
         article_id: Segment,
-        action: Segment,
-        pm: NamedDependency[pluggy.PluginManager],
+        state: State,
+        storage: NamedDependency[Storage],
+        with_id: Annotated[str | None, QueryParameter(name="with")] = None,
     ) -> Response[Any]:
-        """Approve, reject or delete one article, unless it changed since the page was shown."""
-        number = path_id(article_id, "article")
-        if action not in ACTIONS:
-            raise UnknownArticle(f"no action {action[:40]!r}")
-        form = await form_of(request)
-        expected = text(form, "expected") or None
-        here = f"/admin/articles/{number}"
-        try:
-            changes = await moderate(
-                pm,
-                [number],
-                action,
-                actor_of(request),
-                expected,
-                backend_url=request.app.state.backend_url,
-            )
-        except StaleArticle as exc:
-            context = await review_context(request.app.state, number)
-            message = f"Nothing was changed: {exc}. Look again, then decide."
-            return form_error(request, REVIEW, context, "form", message, 409)
-        following = await next_pending(number) if action != "delete" else None
-        if text(form, "go") == "next" and following is not None:
-            return redirect_with(f"/admin/articles/{following}", summary(action, changes))
-        return redirect_with(here, summary(action, changes))
+        """The article beside one of its possible duplicates (``?with=ID``, else the first)."""
+        score = state.settings.admin.duplicate_score
+        this = await review(storage, path_id(article_id, "article"), score)
+        chosen = path_id(with_id, "article") if with_id else None
+        if chosen is None and this.duplicates:
+            chosen = this.duplicates[0].article_id
+        other = await review(storage, chosen, score) if chosen is not None else None
+        match = next((d for d in this.duplicates if d.article_id == chosen), None)
+        context = {"this": this, "other": other, "match": match, "threshold": score}
+        return admin_page(request, "admin/compare.html", context)

@@ -15,6 +15,7 @@ from msgspec import Struct
 
 from rk.core.api.storage import Storage
 from rk.server.console.repository.articles import count_in_tab, listed_rows
+from rk.server.console.repository.review import article_rows
 from rk.server.moderation import TAB_COUNTS as COUNTS
 from rk.server.moderation import visible_status
 from rk.server.platform.http.errors import ApiError
@@ -160,3 +161,17 @@ async def recent_articles(storage: Storage, brand_id: int, limit: int = 12) -> l
     """A brand's newest articles of any status but deleted."""
     items, _ = await _fetch(storage, None, brand_id, None, limit)
     return items
+
+
+def shown_title(brand: str, season: str, title: str) -> str:
+    """How the console names an article in a sentence: brand and season, else its title."""
+    return f"{brand} {season}".strip() if brand else title
+
+
+async def titles_of(ids: list[int]) -> dict[int, str]:
+    """The articles of ``ids`` that exist, each with its ``shown_title``."""
+    found = await article_rows(ids) if ids else []
+    return {
+        int(row["id"]): shown_title(str(row["brand"]), str(row["season"]), str(row["title"]))
+        for row in found
+    }

@@ -26,7 +26,7 @@ from rk.server.console.brands import (
 )
 from rk.server.console.crawl_pages import crawl_tasks, default_source, sources_of
 from rk.server.console.params import BadInput, Segment, Text, count
-from rk.server.console.render import MAX_FIELD, admin_page, field_error, form_of, text
+from rk.server.console.render import MAX_FIELD, admin_page, counted, field_error, form_of, text
 from rk.server.platform.http.errors import NotFound
 from rk.server.platform.web.pages import FieldError, field, redirect_with
 
@@ -189,7 +189,7 @@ class BrandPages(Controller):
         except FieldError as exc:
             return await self.refused(request, found, values, exc)
         task_id = await crawl_tasks(state).add_task(found.id, max_shows, 0, source)
-        shows = "every show" if max_shows == 0 else f"the newest {max_shows} shows"
+        shows = "every show" if max_shows == 0 else f"the newest {counted(max_shows, 'show')}"
         return redirect_with(
             f"/admin/brands/{found.uid}", f"Queued crawl task {task_id} for {shows}."
         )

@@ -1,7 +1,8 @@
 """The console's brands: search, a keyset page by name, edit, and a brand's update history.
 
 A brand's history is its ingest jobs (each a show the spiders sent for it), newest
-first: when, which show, the outcome and note, the error and attempts.
+first: when, which show and the article it made, the outcome and note, the error and
+attempts.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from msgspec import Struct
 from rk.core.api.wire import BrandInfo
 from rk.server.brands import BrandInputError, clean_name
 from rk.server.console.job_rows import JobRow, job_row
+from rk.server.console.jobs import with_articles
 from rk.server.console.repository.brands import (
     brand_id_named,
     brand_job_rows,
@@ -112,4 +114,4 @@ async def brand_history(brand_id: int, limit: int = 50) -> list[JobRow]:
     if limit < 1 or limit > 500:
         raise ApiError(f"limit must be 1 to 500, not {limit}")
     found = await brand_job_rows(brand_id, limit)
-    return [job_row(row) for row in found]
+    return await with_articles([job_row(row) for row in found])

@@ -1,5 +1,9 @@
 """The console's crawl queue view: tasks with their brand, newest first, a keyset page.
 
+A task that finished without sending a show, or with some shows failed, is done in the
+queue's terms but not in the moderator's: it carries a warning and its reason, so it never
+passes for a plain green "done".
+
 Changes (add, batch add, retry, cancel, delete) go through ``CrawlTasks``, the same queue
 the spiders and ``rk crawl`` use; this module only reads.
 """
@@ -11,6 +15,8 @@ from msgspec import Struct
 from rk.server.console.repository.crawl import task_rows
 from rk.server.crawl import STATUSES
 from rk.server.platform.http.errors import ApiError
+
+NO_SHOWS = "The source listed no show for this brand: check its slug there, or the season asked."
 
 
 class TaskRow(Struct, frozen=True, kw_only=True):
@@ -32,6 +38,22 @@ class TaskRow(Struct, frozen=True, kw_only=True):
     created_at: int
     updated_at: int
     locked_at: int
+
+    @property
+    def warning(self) -> str:
+        """Why a done task still wants a look: it found nothing, or some shows failed."""
+        if self.status != "done":
+            return ""
+        if self.shows_submitted == 0:
+            return "no shows"
+        return "done, with errors" if self.last_error else ""
+
+    @property
+    def reason(self) -> str:
+        """What went wrong, in a sentence ("" when nothing did)."""
+        if self.status == "done" and self.shows_submitted == 0 and not self.last_error:
+            return NO_SHOWS
+        return self.last_error
 
 
 class TaskPage(Struct, frozen=True, kw_only=True):

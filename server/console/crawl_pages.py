@@ -20,7 +20,7 @@ from rk.server.console.accounts.guards import admin_only
 from rk.server.console.crawl import list_tasks
 from rk.server.console.dashboard import crawl_counts
 from rk.server.console.params import BadInput, Segment, Text, count, cursor, path_id
-from rk.server.console.render import MAX_FIELD, admin_page, form_error, form_of, text
+from rk.server.console.render import MAX_FIELD, admin_page, counted, form_error, form_of, text
 from rk.server.crawl import STATUSES, CrawlTasks
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.web.pages import redirect_with
@@ -151,7 +151,7 @@ class CrawlPages(Controller):
         except FieldError as exc:
             return await self.refused(request, state, form, exc)
         task_id = await crawl_tasks(state).add_task(brand.id, max_shows, priority, source)
-        shows = "every show" if max_shows == 0 else f"newest {max_shows} shows"
+        shows = "every show" if max_shows == 0 else f"newest {counted(max_shows, 'show')}"
         return redirect_with("/admin/crawl", f"Queued task {task_id}: {brand.name} ({shows}).")
 
     @post("/batch", name="admin:crawl-batch", status_code=303)
@@ -184,7 +184,7 @@ class CrawlPages(Controller):
                 "info",
             )
         return redirect_with(
-            "/admin/crawl", f"Queued {len(added)} brands starting with {prefix!r}."
+            "/admin/crawl", f"Queued {counted(len(added), 'brand')} starting with {prefix!r}."
         )
 
     @post("/{task_id:str}/{action:str}", name="admin:crawl-action", status_code=303)

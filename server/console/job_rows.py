@@ -40,6 +40,8 @@ class JobRow(Struct, frozen=True, kw_only=True):
     next_attempt_at: int
     brand: str = ""
     brand_uid: str = ""
+    source: str = ""
+    """A crawl job's source: with ``show_key`` it names the article the job made."""
 
 
 TEXT_FIELDS = ("kind", "status", "outcome", "note")
@@ -61,14 +63,15 @@ def count_of(value: object) -> int:
 
 
 def summary(kind: str, payload: str) -> dict[str, Any]:
-    """``show_key``, ``title``, ``looks``, ``details`` and ``article_id`` of a job's payload:
-    a crawl job's show, or the article a cleanup job is for."""
+    """``source``, ``show_key``, ``title``, ``looks``, ``details`` and ``article_id`` of a
+    job's payload: a crawl job's show, or the article a cleanup job is for."""
     value = payload_of(payload)
     if kind != "crawl":
         article = value.get("article_id")
         found = {"article_id": int(article) if isinstance(article, int) else 0}
-        return {"show_key": "", "title": "", "looks": 0, "details": 0, **found}
+        return {"source": "", "show_key": "", "title": "", "looks": 0, "details": 0, **found}
     return {
+        "source": str(value.get("source") or ""),
         "show_key": str(value.get("show_key") or ""),
         "title": str(value.get("title") or ""),
         "looks": count_of(value.get("looks")),

@@ -7,10 +7,16 @@ workers claim it like any other. Only a failed job can be retried (anything else
 
 from __future__ import annotations
 
+import msgspec
 from msgspec import Struct
 
 from rk.server.console.job_rows import JobRow, job_row
-from rk.server.console.repository.jobs import job_by_id, job_page_rows, requeue_failed
+from rk.server.console.repository.jobs import (
+    articles_of_shows,
+    job_by_id,
+    job_page_rows,
+    requeue_failed,
+)
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.platform.jobs.engine import KINDS, OUTCOMES
 
@@ -54,6 +60,28 @@ def check_filters(status: str, kind: str, outcome: str) -> None:
         )
 
 
+async def with_articles(jobs: list[JobRow]) -> list[JobRow]:
+    """The jobs, each crawl job with the article its show is (``article_id``; 0: none yet).
+
+    Articles are unique per ``(source, show_key)``, so a show names its article: one query
+    per source among the jobs.
+    """
+    wanted: dict[str, set[str]] = {}
+    for job in jobs:
+        if job.kind == "crawl" and job.show_key:
+            wanted.setdefault(job.source, set()).add(job.show_key)
+    found: dict[tuple[str, str], int] = {}
+    for source, keys in wanted.items():
+        for row in await articles_of_shows(source, sorted(keys)):
+            found[(source, str(row["show_key"]))] = int(row["id"])
+    return [
+        msgspec.structs.replace(job, article_id=found.get((job.source, job.show_key), 0))
+        if job.kind == "crawl"
+        else job
+        for job in jobs
+    ]
+
+
 async def list_jobs(
     status: str = "", kind: str = "", outcome: str = "", before: int | None = None, limit: int = 50
 ) -> JobPage:
@@ -61,7 +89,7 @@ async def list_jobs(
     check_filters(status, kind, outcome)
     filters = {"status": status, "kind": kind, "outcome": outcome}
     found = await job_page_rows(filters, before, limit + 1)
-    items = [job_row(row) for row in found[:limit]]
+    items = await with_articles([job_row(row) for row in found[:limit]])
     return JobPage(items=items, next_before=items[-1].id if len(found) > limit else None)
 
 
@@ -70,7 +98,8 @@ async def get_job(job_id: int) -> JobRow:
     found = await job_by_id(job_id)
     if found is None:
         raise JobNotFound(f"ingest job {job_id} does not exist")
-    return job_row(found)
+    [job] = await with_articles([job_row(found)])
+    return job
 
 
 async def retry_job(job_id: int) -> None:

@@ -65,6 +65,11 @@ async def form_of(request: Request[Any, Any, Any]) -> FormMultiDict:
     return await request.form()
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 show``, ``3 shows``: a count with its noun, singular for one."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def text(form: FormMultiDict, name: str, default: str = "") -> str:
     """One field as stripped text ("" when absent)."""
     value = form.get(name, default)

@@ -21,6 +21,7 @@ from rk.server.console.repository.review import (
     duplicate_rows,
     first_image_rows,
     next_pending_id,
+    oldest_pending_id,
     review_rows,
 )
 from rk.server.moderation import UnknownArticle, visible_status
@@ -41,6 +42,10 @@ class AuditEntry(Struct, frozen=True, kw_only=True):
     new_status: str
     via: str
     at: int
+    reason: str
+    """Why it was rejected, as the moderator said ("" for other changes)."""
+    undoes: int
+    """The audit entry this one reversed (0: a decision of its own)."""
 
 
 class Duplicate(Struct, frozen=True, kw_only=True):
@@ -82,6 +87,13 @@ class ArticleReview(Struct, frozen=True, kw_only=True):
     next_id: int | None
     """The next article to review (``next_pending``), read with the article."""
 
+    @property
+    def rejection(self) -> AuditEntry | None:
+        """The decision that rejected it, while it stays rejected (None otherwise)."""
+        if self.status != "rejected":
+            return None
+        return next((entry for entry in self.audit if entry.new_status == "rejected"), None)
+
 
 async def covers(storage: Storage, items: list[dict[str, Any]]) -> dict[int, Picture]:
     """The first stored look (else any image) of each article row, as a Picture."""
@@ -109,6 +121,8 @@ def _audit(row: dict[str, Any]) -> AuditEntry:
         new_status=str(row["new_status"]),
         via=str(row["via"]),
         at=int(row["at"]),
+        reason=str(row["reason"]),
+        undoes=int(row["undoes"]),
     )
 
 
@@ -181,5 +195,11 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
 
 
 async def next_pending(after_id: int) -> int | None:
-    """The next article to review after ``after_id`` (the next older pending one)."""
+    """The article to review after ``after_id``: the queue goes oldest first and wraps around,
+    so this is a pending article whenever another one exists."""
     return await next_pending_id(after_id)
+
+
+async def oldest_pending() -> int | None:
+    """Where the review queue starts: the pending article that has waited longest."""
+    return await oldest_pending_id()

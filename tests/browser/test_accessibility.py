@@ -132,6 +132,8 @@ def console_paths(archive: Archive) -> dict[str, str]:
         "dashboard": "/admin",
         "articles": "/admin/articles?status=pending",
         "review": f"/admin/articles/{pending}",
+        "review of a rejected article": f"/admin/articles/{archive.shows['rejected']}",
+        "compare": f"/admin/articles/{pending}/compare",
         "crawl": "/admin/crawl",
         "brands": "/admin/brands",
         "jobs": "/admin/ingest-jobs",
@@ -139,6 +141,24 @@ def console_paths(archive: Archive) -> dict[str, str]:
         "audit": "/admin/audit",
         "account": "/admin/account",
     }
+
+
+def console_steps(
+    page: Page, backend: Backend, archive: Archive, axe: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Console states a URL alone does not reach: the reject reasons open, a batch's
+    confirmation (nothing is decided, so every run sees the same archive)."""
+    found = {}
+    page.goto(f"{backend.url}/admin/articles/{archive.shows['pending-review']}")
+    page.keyboard.press("r")
+    page.wait_for_selector(".reject[open]")
+    found["console review, reasons open"] = violations(page, axe)
+    page.goto(f"{backend.url}/admin/articles?tab=pending")
+    page.locator("tbody input[type=checkbox]").first.check()
+    page.get_by_role("button", name="Reject selected").click()
+    page.wait_for_selector(".confirm")
+    found["console batch confirmation"] = violations(page, axe)
+    return found
 
 
 def report(found: dict[str, list[dict[str, Any]]]) -> str:
@@ -185,6 +205,7 @@ def test_every_page_type_has_no_axe_violation(
             assert answer.status == 200, f"{name}: {answer.status}"
             assert "/sign-in" not in page.url, f"{name}: signed out"
             found[f"console {name}"] = violations(page, axe_source)
+        found.update(console_steps(page, backend, archive, axe_source))
     finally:
         context.close()
     failing = {where: items for where, items in found.items() if items}

@@ -9,142 +9,21 @@ is sent to sign in, and a form posted without its CSRF token is refused.
 
 from __future__ import annotations
 
-import hashlib
-import http.server
 import re
-import sqlite3
-import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx
-import msgspec
 import pytest
 from playwright.sync_api import Page, expect
 
-from rk.core.api.signing import signed_headers
-from rk.core.api.wire import BrandRef, ImageRef, Look, ShowIngest
 from tests.browser.conftest import PHONE, horizontal_overflow, screenshot
-from tests.integration.public.archive import photo
-from tests.integration.spider.procs import RK, Backend, clean_env
-
-SECRET = "browser-admin-secret"
-PASSWORD = "a long enough password"
-
-
-class Console:
-    """The backend under test, its image server and its SQLite file."""
-
-    def __init__(self, backend: Backend, images: str) -> None:
-        self.backend = backend
-        self.url = backend.url
-        self.images = images
-
-    def db(self) -> sqlite3.Connection:
-        return sqlite3.connect(f"file:{self.backend.data_dir / 'rk.sqlite3'}?mode=ro", uri=True)
-
-    def one(self, sql: str, *args: Any) -> Any:
-        with self.db() as db:
-            row = db.execute(sql, args).fetchone()
-        return row[0] if row else None
-
-    def user(self, name: str, role: str) -> None:
-        done = subprocess.run(
-            [
-                RK,
-                "admin",
-                "create-user",
-                name,
-                "--role",
-                role,
-                "--password-stdin",
-                "--config",
-                str(self.backend.config),
-                "--data-dir",
-                str(self.backend.data_dir),
-            ],
-            input=PASSWORD + "\n",
-            capture_output=True,
-            text=True,
-            env=clean_env(),
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-
-    def ingest(self, brand: tuple[str, str], key: str, looks: int) -> int:
-        """POST a signed show (images on the local image server); the job id."""
-        show = ShowIngest(
-            source="vogue",
-            show_key=key,
-            title=f"{brand[1]} {key}",
-            brand=BrandRef(uid=brand[0], name=brand[1]),
-            season="Spring 2025 Ready-to-Wear",
-            city="Paris",
-            date="2025-09-30",
-            url=f"https://www.vogue.com/fashion-shows/{key}",
-            looks=[
-                Look(number=n, image=ImageRef(url=f"{self.images}/{key}/{n}.jpg"))
-                for n in range(1, looks + 1)
-            ],
-        )
-        body = msgspec.json.encode(show)
-        path = "/admin/internal/ingest"
-        headers = signed_headers(SECRET, "POST", path, body, None)
-        answer = httpx.post(
-            f"{self.url}{path}",
-            content=body,
-            headers={**headers, "content-type": "application/json"},
-        )
-        assert answer.status_code == 202, answer.text
-        return int(answer.json()["job_id"])
-
-    def wait(self, sql: str, *args: Any, timeout_s: float = 60) -> Any:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            value = self.one(sql, *args)
-            if value:
-                return value
-            time.sleep(0.2)
-        raise AssertionError(f"not true within {timeout_s} s: {sql} {args}")
+from tests.browser.console_site import PASSWORD, Console, running_console, sign_in
 
 
 @pytest.fixture(scope="module")
 def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
-    """A backend with an admin and a moderator, and a server of generated JPEGs."""
-
-    class Images(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = photo(int(hashlib.sha1(self.path.encode()).hexdigest()[:6], 16))
-            self.send_response(200)
-            self.send_header("content-type", "image/jpeg")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_: Any) -> None:
-            return
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Images)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    root = tmp_path_factory.mktemp("admin") / "backend"
-    backend = Backend(
-        root,
-        f"sqlite:///{root / 'data' / 'rk.sqlite3'}",
-        allow=[f"127.0.0.1:{server.server_address[1]}"],
-        ingest={"secret": SECRET},
-    ).start()
-    try:
-        found = Console(backend, f"http://127.0.0.1:{server.server_address[1]}")
-        found.user("ada", "admin")
-        found.user("mo", "moderator")
-        found.user("rl", "moderator")
-        yield found
-    finally:
-        backend.stop()
-        server.shutdown()
+    """A backend with an admin and two moderators, and a server of generated JPEGs."""
+    yield from running_console(tmp_path_factory)
 
 
 @pytest.fixture(autouse=True)
@@ -154,13 +33,6 @@ def patient_expect() -> Iterator[None]:
     expect.set_options(timeout=20_000)
     yield
     expect.set_options(timeout=5_000)
-
-
-def sign_in(page: Page, console: Console, name: str, password: str = PASSWORD) -> None:
-    page.goto(f"{console.url}/admin/sign-in")
-    page.get_by_label("User name").fill(name)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
 
 
 def test_signed_out_visitor_is_sent_to_sign_in(page: Page, console: Console) -> None:
@@ -230,11 +102,10 @@ def test_add_brand_queue_crawl_review_approve_reject_delete(
     jobs = [console.ingest(brand, f"s25/{name}", 3) for name in ("a", "b", "c")]
     for job in jobs:
         console.wait("SELECT 1 FROM ingest_jobs WHERE id = ? AND status = 'done'", job)
-    # Two ingest workers: ids follow whichever job finished first, so name them by id.
+    # Two ingest workers: ids follow whichever job finished first, so name them by id. The
+    # review queue goes oldest first: third is reviewed first, then second; first is left.
     with console.db() as db:
-        third, second, first = (
-            row[0] for row in db.execute("SELECT id FROM articles ORDER BY id DESC")
-        )
+        third, second, first = (row[0] for row in db.execute("SELECT id FROM articles ORDER BY id"))
 
     page.goto(f"{console.url}/admin/articles")
     expect(page.locator("tbody tr")).to_have_count(3)
@@ -255,14 +126,25 @@ def test_add_brand_queue_crawl_review_approve_reject_delete(
     expect(page.locator(".flash--success")).to_have_text("Published 1 article")
     expect(page).to_have_url(f"{console.url}/admin/articles/{second}")
     assert console.one("SELECT status FROM articles WHERE id = ?", third) == "published"
+    page.get_by_role("button", name="Undo").click()
+    expect(page.locator(".flash--success")).to_contain_text("is pending again")
+    expect(page).to_have_url(f"{console.url}/admin/articles/{third}")
+    assert console.one("SELECT status FROM articles WHERE id = ?", third) == "pending"
+    page.keyboard.press("a")
+    expect(page).to_have_url(f"{console.url}/admin/articles/{second}")
 
     page.keyboard.press("r")
+    expect(page.locator(".reject__panel")).to_be_visible()
+    page.get_by_label("Wrong brand or season").check()
+    page.get_by_role("button", name="Reject this article").click()
     expect(page.locator(".flash--success")).to_have_text("Rejected 1 article")
+    expect(page).to_have_url(f"{console.url}/admin/articles/{first}")
     page.goto(f"{console.url}/admin/articles?tab=pending")
     expect(page.locator(f'tbody a[href="/admin/articles/{second}"]')).to_have_count(0)
     expect(page.locator(f'tbody a[href="/admin/articles/{first}"]')).to_have_count(2)
     page.goto(f"{console.url}/admin/articles/{third}")
-    expect(page.locator(".audit-list li")).to_contain_text("ada")
+    expect(page.locator(".audit-list li").first).to_contain_text("ada")
+    expect(page.locator(".audit-list li").nth(1)).to_contain_text("published → pending undo")
 
     keys = [
         row[0]

@@ -107,10 +107,11 @@ async def delete_stale_sessions(now: int, idle_s: int) -> None:
 
 
 async def live_session(token_hash: str, now: int, idle_s: int) -> dict[str, Any] | None:
-    """The live session of ``token_hash`` (``session_id``, ``seen_at``) with its enabled
-    account's columns."""
+    """The live session of ``token_hash`` (``session_id``, ``seen_at``, ``session_started``)
+    with its enabled account's columns."""
     found = await rows(
-        "SELECT s.id AS session_id, s.seen_at, u.id, u.username, u.role, u.created_at,"
+        "SELECT s.id AS session_id, s.seen_at, s.created_at AS session_started, u.id,"
+        " u.username, u.role, u.created_at,"
         " u.last_login_at, u.disabled_at FROM admin_sessions s"
         " JOIN admin_users u ON u.id = s.user_id"
         " WHERE s.token_hash = {} AND s.expires_at > {} AND s.seen_at > {}"

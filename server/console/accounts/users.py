@@ -54,6 +54,8 @@ class User(Struct, frozen=True, kw_only=True):
     created_at: int
     last_login_at: int
     disabled_at: int
+    session_started: int = 0
+    """When the session that signed it in began (0 outside a session: the shell, lists)."""
 
     @property
     def is_admin(self) -> bool:
@@ -69,6 +71,7 @@ def _user(row: dict[str, object]) -> User:
         created_at=int(str(row["created_at"])),
         last_login_at=int(str(row["last_login_at"])),
         disabled_at=int(str(row["disabled_at"])),
+        session_started=int(str(row.get("session_started", 0))),
     )
 
 

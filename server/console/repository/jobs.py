@@ -7,7 +7,7 @@ from typing import Any
 
 from rk.server.console.job_rows import BRAND_COLUMNS, JOB_COLUMNS
 from rk.server.console.repository.where import Where, page_rows
-from rk.server.platform.db.sql_rows import rows
+from rk.server.platform.db.sql_rows import marks, rows
 from rk.server.platform.db.tables import IngestJob
 
 SELECT_JOBS = (
@@ -50,3 +50,13 @@ async def requeue_failed(job_id: int) -> bool:
         .returning(IngestJob.id)
     )
     return bool(changed)
+
+
+async def articles_of_shows(source: str, show_keys: list[str]) -> list[dict[str, Any]]:
+    """``id`` and ``show_key`` of the articles of ``source`` with these show keys."""
+    return await rows(
+        "SELECT id, show_key FROM articles"
+        f" WHERE source = {{}} AND show_key IN ({marks(len(show_keys))})",
+        source,
+        *show_keys,
+    )

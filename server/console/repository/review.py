@@ -9,6 +9,18 @@ from rk.server.console.repository.where import Where, page_rows
 from rk.server.platform.db.sql_rows import marks, rows
 from rk.server.site import IMAGE_COLUMNS
 
+AUDIT_COLUMNS = (
+    "m.id, m.article_id, m.actor, m.old_status, m.new_status, m.via, m.at, m.reason, m.undoes"
+)
+PENDING_ID = "SELECT MIN(n.id) FROM articles n WHERE n.status = 'pending' AND n.deleted_at = 0"
+
+
+def next_pending_sql(than: str) -> str:
+    """The next pending article after the id ``than`` (a column, or ``{}``): the oldest newer
+    one, else the oldest of all. The review queue goes oldest first and wraps around, so
+    "next" finds a pending article whenever another one exists."""
+    return f"COALESCE(({PENDING_ID} AND n.id > {than}), ({PENDING_ID} AND n.id < {than}))"
+
 
 async def first_image_rows(article_ids: list[int]) -> list[dict[str, Any]]:
     """The first stored image of each article (``IMAGE_COLUMNS``)."""
@@ -22,8 +34,8 @@ async def first_image_rows(article_ids: list[int]) -> list[dict[str, Any]]:
 async def audit_rows(article_id: int) -> list[dict[str, Any]]:
     """The article's status changes, newest first (at most 200)."""
     return await rows(
-        "SELECT id, article_id, actor, old_status, new_status, via, at FROM moderation_audit"
-        " WHERE article_id = {} ORDER BY id DESC LIMIT 200",
+        f"SELECT {AUDIT_COLUMNS} FROM moderation_audit m"
+        " WHERE m.article_id = {} ORDER BY m.id DESC LIMIT 200",
         article_id,
     )
 
@@ -31,8 +43,7 @@ async def audit_rows(article_id: int) -> list[dict[str, Any]]:
 async def audit_log_rows(before: int | None, limit: int) -> list[dict[str, Any]]:
     """Up to ``limit`` status changes newest first, below ``before``, with their title."""
     select = (
-        "SELECT m.id, m.article_id, m.actor, m.old_status, m.new_status, m.via, m.at,"
-        " COALESCE(a.title, '') AS title FROM moderation_audit m"
+        f"SELECT {AUDIT_COLUMNS}, COALESCE(a.title, '') AS title FROM moderation_audit m"
         " LEFT JOIN articles a ON a.id = m.article_id"
     )
     where = Where().add("m.id < {}", before, when=before is not None)
@@ -68,8 +79,7 @@ async def review_rows(article_id: int, min_score: float) -> list[dict[str, Any]]
     ``min_score``, and its images in order: one row each, one row of NULLs when it has none."""
     return await rows(
         f"SELECT p.*, {LISTED_IMAGE} FROM (SELECT {ARTICLE_COLUMNS},"
-        " (SELECT n.id FROM articles n WHERE n.status = 'pending' AND n.deleted_at = 0"
-        " AND n.id < a.id ORDER BY n.id DESC LIMIT 1) AS next_id,"
+        f" {next_pending_sql('a.id')} AS next_id,"
         " EXISTS (SELECT 1 FROM moderation_audit m WHERE m.article_id = a.id) AS audited,"
         " EXISTS (SELECT 1 FROM images d JOIN image_neighbors n ON n.image_id = d.id"
         " WHERE d.article_id = a.id AND n.score >= {}) AS neighboured"
@@ -81,10 +91,12 @@ async def review_rows(article_id: int, min_score: float) -> list[dict[str, Any]]
 
 
 async def next_pending_id(after_id: int) -> int | None:
-    """The next older pending article after ``after_id``."""
-    found = await rows(
-        f"SELECT a.id FROM articles a WHERE {WHERE['pending']} AND a.id < {{}}"
-        " ORDER BY a.id DESC LIMIT 1",
-        after_id,
-    )
-    return int(found[0]["id"]) if found else None
+    """The next pending article after ``after_id`` (``next_pending_sql``; None: no other)."""
+    found = await rows(f"SELECT {next_pending_sql('{}')} AS id", after_id, after_id)
+    return int(found[0]["id"]) if found and found[0]["id"] is not None else None
+
+
+async def oldest_pending_id() -> int | None:
+    """The pending article that has waited longest (None: nothing waits)."""
+    found = await rows(f"SELECT MIN(a.id) AS id FROM articles a WHERE {WHERE['pending']}")
+    return int(found[0]["id"]) if found and found[0]["id"] is not None else None

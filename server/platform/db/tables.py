@@ -254,7 +254,8 @@ class InstanceSecret(Table, tablename="instance_secrets"):
 class ModerationAudit(Table, tablename="moderation_audit"):
     """Who changed an article's status, when, from what to what, and how (web or cli).
 
-    Index (article_id, id).
+    ``reason``: why a moderator rejected it (console); ``undoes``: the audit row an undo
+    reversed (0: a decision of its own). Indexes (article_id, id), (user_id, id) (0065).
     """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers
@@ -266,6 +267,8 @@ class ModerationAudit(Table, tablename="moderation_audit"):
     new_status = Varchar(length=16, default="")
     via = Varchar(length=16, default="")
     at = BigInt(default=0)
+    reason = Text(default="")
+    undoes = BigInt(default=0)
 
 
 class PublicChange(Table, tablename="public_changes"):

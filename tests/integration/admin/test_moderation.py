@@ -6,7 +6,7 @@ from typing import Any
 
 from rk.core import hookimpl
 from rk.server.platform.db.tables import Article, ImageNeighbor, IngestJob, ModerationAudit
-from tests.integration.admin.console import HTML, account, post_form, sign_in
+from tests.integration.admin.console import HTML, account, csrf_of, post_form, sign_in
 from tests.integration.public.archive import Archive, add_show
 from tests.integration.server.helpers import Backend
 
@@ -59,7 +59,7 @@ async def test_review_approve_reject_delete(console: Backend, register_plugin: A
         console.client,
         f"/admin/articles/{second}",
         f"/admin/articles/{second}/reject",
-        {"expected": "pending"},
+        {"expected": "pending", "reason": "images"},
     )
     assert stale.status_code == 409
     assert await status_of(second) == ("published", 0)
@@ -113,11 +113,14 @@ async def test_bulk_reject_leaves_pending_tab(console: Backend) -> None:
     await account("mo", "moderator")
     await sign_in(console.client, "mo")
     back = "/admin/articles?tab=pending"
-    answer = await post_form(
-        console.client,
-        back,
+    fields = {"action": "reject", "id": [str(ids[0]), str(ids[2])], "tab": "pending"}
+    asked = await post_form(console.client, back, "/admin/articles/bulk", fields)
+    assert asked.status_code == 200
+    assert "Reject 2 articles?" in asked.text
+    answer = await console.client.post(
         "/admin/articles/bulk",
-        {"action": "reject", "id": [str(ids[0]), str(ids[2])], "tab": "pending"},
+        data={**fields, "confirm": "yes", "reason": "duplicate", "_csrf_token": csrf_of(asked)},
+        headers=HTML,
     )
     assert answer.status_code == 303
     page = await console.client.get(answer.headers["location"], headers=HTML)
@@ -148,12 +151,14 @@ async def test_possible_duplicates_are_listed(console: Backend) -> None:
     await account("mo", "moderator")
     await sign_in(console.client, "mo")
     page = await console.client.get(f"/admin/articles/{copy}", headers=HTML)
-    assert "Possible duplicates" in page.text
-    assert f'href="/admin/articles/{original}"' in page.text
-    assert "2 matching images" in page.text
-    assert f'href="/admin/articles/{other}"' not in page.text
+    assert "1 possible duplicate ·" in page.text
+    compare = await console.client.get(f"/admin/articles/{copy}/compare", headers=HTML)
+    assert "Possible duplicates" in compare.text
+    assert f'href="/admin/articles/{original}"' in compare.text
+    assert "2 matching images" in compare.text
+    assert f'href="/admin/articles/{other}"' not in compare.text
     alone = await console.client.get(f"/admin/articles/{other}", headers=HTML)
-    assert "Possible duplicates" not in alone.text
+    assert "possible duplicate" not in alone.text.lower()
 
 
 async def test_review_page_links_the_next_pending_and_shows_history(console: Backend) -> None:
@@ -167,12 +172,12 @@ async def test_review_page_links_the_next_pending_and_shows_history(console: Bac
     assert f'<a class="btn" href="/admin/articles/{older}">Next pending' in page.text
     assert "No decision yet" in page.text
     last = await console.client.get(f"/admin/articles/{older}", headers=HTML)
-    assert "Next pending" not in last.text
+    assert f'<a class="btn" href="/admin/articles/{newer}">Next pending' in last.text
     await post_form(
         console.client,
         f"/admin/articles/{newer}",
         f"/admin/articles/{newer}/reject",
-        {"expected": "pending"},
+        {"expected": "pending", "reason": "not-fashion"},
     )
     decided = await console.client.get(f"/admin/articles/{newer}", headers=HTML)
     assert '<ul class="audit-list">' in decided.text

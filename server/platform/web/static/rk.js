@@ -7,7 +7,8 @@
    - ← and → follow a[rel=prev] / a[rel=next] inside [data-arrow-nav] (not while typing);
    - a photo dropped on [data-drop-search] is put in its file input and the form is sent;
    - on a review page ([data-review]): ← → move between images, Enter (or a click) opens
-     the large view, a / r submit the forms marked data-key="a" / "r", ? lists the keys;
+     the large view, a / r submit the form marked data-key="a" / "r" (or open the <details>
+     so marked, its first field focused: a rejection asks why), ? lists the keys;
    - an input with data-brand-search offers matching brand names as you type. */
 (function () {
   "use strict";
@@ -153,10 +154,14 @@
         event.preventDefault();
         show();
       } else if (event.key === "a" || event.key === "r") {
-        var form = review.querySelector('form[data-key="' + event.key + '"]');
-        if (!form) return;
+        var target = review.querySelector('[data-key="' + event.key + '"]');
+        if (!target) return;
         event.preventDefault();
-        if (form.requestSubmit) form.requestSubmit(); else form.submit();
+        if (target.tagName === "DETAILS") {
+          target.open = true;
+          var first = target.querySelector("input:not([type=hidden])");
+          if (first) first.focus();
+        } else if (target.requestSubmit) target.requestSubmit(); else target.submit();
       } else if (event.key === "?" && help) {
         help.showModal();
       }

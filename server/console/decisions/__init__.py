@@ -1,0 +1,7 @@
+"""The review flow's decisions: approve, reject or delete one article, a batch after its
+confirmation, a reason for every rejection, and the undo of the session's last decision.
+
+Moderation itself (the status change, its audit row, the events) is
+``rk.server.moderation``'s; these modules add what the console asks of a moderator around
+it, and its SQL is ``console/repository/decisions.py``.
+"""
