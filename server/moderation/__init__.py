@@ -1,5 +1,5 @@
-"""rk.server.moderation: publishing, rejecting and deleting articles, each
-change audited and announced.
+"""rk.server.moderation: publishing, rejecting and deleting articles (and returning a
+decided one to pending), each change audited with its reason and announced.
 """
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ from rk.server.moderation.moderation import (
     MAX_BATCH,
     TAB_COUNTS,
     Actor,
+    Record,
     StaleArticle,
     UnknownArticle,
     moderate,
+    reopen,
     summary,
     visible_status,
 )
@@ -21,9 +23,11 @@ __all__ = [
     "MAX_BATCH",
     "TAB_COUNTS",
     "Actor",
+    "Record",
     "StaleArticle",
     "UnknownArticle",
     "moderate",
+    "reopen",
     "summary",
     "visible_status",
 ]

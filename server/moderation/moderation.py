@@ -9,7 +9,9 @@ published article uses any more (``/media`` answers 404 for them from then on), 
 operator's CDN can be purged.
 
 A form may say which status it saw (``expected``): when the article changed meanwhile
-the change is refused (``StaleArticle``, 409) and nothing is written.
+the change is refused (``StaleArticle``, 409) and nothing is written. A decision's reason
+and the audit row it undoes go into its own audit row, in the same transaction; ``reopen``
+returns a decided article to pending (the console's undo), audited and announced the same way.
 """
 
 from __future__ import annotations
@@ -87,9 +89,21 @@ def check_action(action: str) -> Action:
     return cast(Action, action)
 
 
-async def _apply(article_id: int, action: Action, actor: Actor, expected: str | None) -> Change:
+class Record(Struct, frozen=True, kw_only=True):
+    """What a decision's audit row says beside the change: its reason, the row it undoes."""
+
+    reason: str = ""
+    undoes: int = 0
+
+
+PLAIN = Record()
+"""A decision with no reason that undoes nothing."""
+
+
+async def _apply(
+    article_id: int, new: str, actor: Actor, expected: str | None, record: Record
+) -> Change:
     now = int(time.time())
-    new = TARGET[action]
     async with write_transaction():
         state = await article_state(article_id)
         if state is None:
@@ -105,12 +119,20 @@ async def _apply(article_id: int, action: Action, actor: Actor, expected: str | 
             raise StaleArticle(f"article {article_id} is deleted; a deleted article stays deleted")
         if old == new:
             return Change(article_id=article_id, old=old, new=new)
-        if action == "delete":
+        if new == "deleted":
             payload = msgspec.json.encode(MediaCleanup(article_id=article_id)).decode()
             await soft_delete_article(article_id, now, MEDIA_CLEANUP, payload)
         else:
             await set_article_status(article_id, new, now)
-        await record_moderation(article_id, actor.user_id, actor.name, old, new, actor.via, now)
+        await record_moderation(
+            article_id,
+            actor.user_id,
+            actor.name,
+            (old, new),
+            actor.via,
+            now,
+            (record.reason, record.undoes),
+        )
     return Change(article_id=article_id, old=old, new=new)
 
 
@@ -121,8 +143,19 @@ async def withdrawn_keys(article_id: int) -> list[str]:
     return [key for key in dict.fromkeys(keys) if key and not await published_key(key)]
 
 
-async def _announce_withdrawn(pm: pluggy.PluginManager, change: Change, backend_url: str) -> None:
-    """Fire ``rk_media_withdrawn`` when ``change`` took a published article's media down."""
+async def _announce(pm: pluggy.PluginManager, change: Change, backend_url: str) -> None:
+    """Fire ``rk_article_status_changed`` for a change, and ``rk_media_withdrawn`` when it
+    took a published article's media down."""
+    TAB_COUNTS.clear()
+    if not change.changed:
+        return
+    notify(
+        pm,
+        "rk_article_status_changed",
+        article_id=change.article_id,
+        old=change.old,
+        new=change.new,
+    )
     if change.old != "published" or change.new == "published":
         return
     keys = await withdrawn_keys(change.article_id)
@@ -139,13 +172,14 @@ async def moderate(
     expected: str | None = None,
     *,
     backend_url: str = "",
+    record: Record = PLAIN,
 ) -> list[Change]:
     """Apply ``action`` to each article in order; the changes (unchanged ones included).
 
     Each article commits on its own; an unknown id or a stale article stops the batch
     there (earlier articles stay changed, and the error says which one stopped it).
     ``backend_url`` (``server.public_url``, else the listen address) makes the URLs that
-    ``rk_media_withdrawn`` reports.
+    ``rk_media_withdrawn`` reports; ``record`` goes on each change's audit row.
     """
     checked = check_action(action)
     if not article_ids:
@@ -154,19 +188,28 @@ async def moderate(
         raise ApiError(f"at most {MAX_BATCH} articles at once, not {len(article_ids)}")
     changes: list[Change] = []
     for article_id in dict.fromkeys(article_ids):
-        change = await _apply(article_id, checked, actor, expected)
+        change = await _apply(article_id, TARGET[checked], actor, expected, record)
         changes.append(change)
-        TAB_COUNTS.clear()
-        if change.changed:
-            notify(
-                pm,
-                "rk_article_status_changed",
-                article_id=article_id,
-                old=change.old,
-                new=change.new,
-            )
-            await _announce_withdrawn(pm, change, backend_url)
+        await _announce(pm, change, backend_url)
     return changes
+
+
+async def reopen(
+    pm: pluggy.PluginManager,
+    article_id: int,
+    actor: Actor,
+    expected: str,
+    *,
+    backend_url: str = "",
+    record: Record = PLAIN,
+) -> Change:
+    """Return a published or rejected article to pending (undoing its decision), audited and
+    announced like a decision; StaleArticle when it is not ``expected`` any more."""
+    if expected not in ("published", "rejected"):
+        raise ApiError(f"only a published or rejected article goes back to pending, not {expected}")
+    change = await _apply(article_id, "pending", actor, expected, record)
+    await _announce(pm, change, backend_url)
+    return change
 
 
 def summary(action: str, changes: list[Change]) -> str:

@@ -40,18 +40,26 @@ async def set_article_status(article_id: int, status: str, now: int) -> None:
 
 
 async def record_moderation(
-    article_id: int, user_id: int, actor: str, old: str, new: str, via: str, at: int
+    article_id: int,
+    user_id: int,
+    actor: str,
+    status: tuple[str, str],
+    via: str,
+    at: int,
+    note: tuple[str, int],
 ) -> None:
-    """Add the audit row of one status change."""
+    """Add the audit row of one status change ``(old, new)``, with its ``(reason, undoes)``."""
     await ModerationAudit.insert(
         ModerationAudit(
             article_id=article_id,
             user_id=user_id,
             actor=actor,
-            old_status=old,
-            new_status=new,
+            old_status=status[0],
+            new_status=status[1],
             via=via,
             at=at,
+            reason=note[0],
+            undoes=note[1],
         )
     )
 

@@ -28,9 +28,16 @@ from rk.server.console.decisions.reasons import REASONS, rejection_reason
 from rk.server.console.decisions.undo import undo
 from rk.server.console.params import Segment, path_id
 from rk.server.console.render import admin_page, field_error, form_error, form_of, text
-from rk.server.console.repository.decisions import record_reason
 from rk.server.console.review import next_pending
-from rk.server.moderation import ACTIONS, Actor, StaleArticle, UnknownArticle, moderate, summary
+from rk.server.moderation import (
+    ACTIONS,
+    Actor,
+    Record,
+    StaleArticle,
+    UnknownArticle,
+    moderate,
+    summary,
+)
 from rk.server.platform.web.pages import FieldError, redirect_with
 
 CONFIRM = "admin/confirm.html"
@@ -47,13 +54,6 @@ def reason_of(form: FormMultiDict, action: str) -> str:
     if action != "reject":
         return ""
     return rejection_reason(text(form, "reason"), text(form, "note"))
-
-
-async def record_reasons(changed: list[int], user_id: int, reason: str) -> None:
-    """Put ``reason`` on the audit row of the rejection of each article in ``changed``."""
-    if reason:
-        for article_id in changed:
-            await record_reason(article_id, user_id, reason)
 
 
 def typed(form: FormMultiDict) -> dict[str, str]:
@@ -106,12 +106,15 @@ class DecisionPages(Controller):
             return field_error(request, CONFIRM, {**context, "values": typed(form)}, exc)
         try:
             changes = await moderate(
-                pm, batch.ids, batch.action, actor_of(request), backend_url=state.backend_url
+                pm,
+                batch.ids,
+                batch.action,
+                actor_of(request),
+                backend_url=state.backend_url,
+                record=Record(reason=reason),
             )
         except (UnknownArticle, StaleArticle) as exc:
             return await again(f"Stopped: {exc}. Rows before it were changed.", exc.status_code)
-        changed = [change.article_id for change in changes if change.changed]
-        await record_reasons(changed, user_of(request).id, reason)
         return redirect_with(back, summary(batch.action, changes))
 
     @post("/undo", name="admin:articles-undo", status_code=303)
@@ -153,13 +156,12 @@ class DecisionPages(Controller):
                 actor_of(request),
                 text(form, "expected") or None,
                 backend_url=request.app.state.backend_url,
+                record=Record(reason=reason),
             )
         except StaleArticle as exc:
             context = await review_context(request, number)
             message = f"Nothing was changed: {exc}. Look again, then decide."
             return form_error(request, REVIEW, context, "form", message, 409)
-        changed = [change.article_id for change in changes if change.changed]
-        await record_reasons(changed, user_of(request).id, reason)
         following = await next_pending(number) if action != "delete" else None
         if text(form, "go") == "next" and following is not None:
             return redirect_with(f"/admin/articles/{following}", summary(action, changes))

@@ -4,32 +4,28 @@ The last decision is the account's newest audit row since its session began, whe
 published or rejected an article that still has that status and is not itself an undo. A
 delete is never undone here: its media cleanup may already have run.
 
-An undo back to published or rejected goes through ``moderate`` (a status moderation
-offers); moderation has no way back to pending, so that undo is written here: the status and
-its audit row in one transaction, then the same events a decision fires
-(``rk_article_status_changed``, and ``rk_media_withdrawn`` when a published article's media
-stop being public). Either way the new audit row names the row it reversed (``undoes``).
+An undo back to published or rejected goes through ``moderate``, one back to pending through
+moderation's ``reopen``: either way the status change and its audit row, which names the row
+it reversed (``undoes``), commit together and fire the events any decision fires.
 """
 
 from __future__ import annotations
 
-import time
-
 import pluggy
 from msgspec import Struct
 
-from rk.core.api.plugins import notify
-from rk.core.media_urls import media_url
 from rk.server.console.accounts.users import User
 from rk.server.console.articles import shown_title
-from rk.server.console.repository.decisions import (
-    image_keys,
-    last_audit_row,
-    record_undo,
-    reopen_article,
+from rk.server.console.repository.decisions import last_audit_row
+from rk.server.moderation import (
+    Actor,
+    Record,
+    StaleArticle,
+    UnknownArticle,
+    moderate,
+    reopen,
+    visible_status,
 )
-from rk.server.media import published_key
-from rk.server.moderation import TAB_COUNTS, Actor, moderate, visible_status
 from rk.server.platform.http.errors import ApiError
 
 ACTION_BACK_TO = {"published": "publish", "rejected": "reject"}
@@ -91,43 +87,25 @@ async def undo(
             "nothing was undone: that is no longer your last decision, or its article changed"
         )
     actor = Actor(user_id=user.id, name=user.username, via="web")
-    if last.old_status == "pending":
-        await reopen(pm, last, actor, backend_url)
-    else:
-        action = ACTION_BACK_TO[last.old_status]
-        await moderate(
-            pm, [last.article_id], action, actor, last.new_status, backend_url=backend_url
-        )
-        await record_undo(last.article_id, user.id, last.old_status, last.audit_id)
+    record = Record(undoes=last.audit_id)
+    try:
+        if last.old_status == "pending":
+            await reopen(
+                pm, last.article_id, actor, last.new_status, backend_url=backend_url, record=record
+            )
+        else:
+            action = ACTION_BACK_TO[last.old_status]
+            await moderate(
+                pm,
+                [last.article_id],
+                action,
+                actor,
+                last.new_status,
+                backend_url=backend_url,
+                record=record,
+            )
+    except (StaleArticle, UnknownArticle):
+        raise NothingToUndo(
+            f"nothing was undone: article {last.article_id} changed meanwhile"
+        ) from None
     return last
-
-
-async def reopen(
-    pm: pluggy.PluginManager, last: LastDecision, actor: Actor, backend_url: str
-) -> None:
-    """Return the article of ``last`` to pending, audited as its undo, and announce it."""
-    at = int(time.time())
-    if not await reopen_article(
-        last.article_id, last.new_status, actor.user_id, actor.name, at, last.audit_id
-    ):
-        raise NothingToUndo(f"nothing was undone: article {last.article_id} changed meanwhile")
-    TAB_COUNTS.clear()
-    notify(
-        pm,
-        "rk_article_status_changed",
-        article_id=last.article_id,
-        old=last.new_status,
-        new="pending",
-    )
-    if last.new_status == "published":
-        await announce_withdrawn(pm, last.article_id, backend_url)
-
-
-async def announce_withdrawn(pm: pluggy.PluginManager, article_id: int, backend_url: str) -> None:
-    """Fire ``rk_media_withdrawn`` for the article's keys no published article uses now."""
-    images = await image_keys(article_id)
-    every = dict.fromkeys([key for key, _ in images] + [thumb for _, thumb in images])
-    keys = [key for key in every if key and not await published_key(key)]
-    if keys:
-        urls = [media_url(backend_url, key) for key in keys]
-        notify(pm, "rk_media_withdrawn", article_id=article_id, keys=keys, urls=urls)

@@ -1,41 +1,10 @@
-"""SQL of the review flow's decisions: a rejection's reason, an account's last decision, an
-undo that returns an article to pending, and the keys of an article's images."""
+"""SQL of the review flow's undo: an account's last decision, with its article."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rk.server.platform.db.sql_rows import rows
-from rk.server.platform.db.write_transactions import write_transaction
-
-NEWEST_CHANGE = (
-    "(SELECT MAX(id) FROM moderation_audit"
-    " WHERE article_id = {} AND user_id = {} AND new_status = {})"
-)
-"""The id of an account's newest change of an article to a status."""
-
-
-async def record_reason(article_id: int, user_id: int, reason: str) -> None:
-    """Give the account's newest rejection of the article its ``reason``."""
-    await rows(
-        f"UPDATE moderation_audit SET reason = {{}} WHERE id = {NEWEST_CHANGE}",
-        reason,
-        article_id,
-        user_id,
-        "rejected",
-    )
-
-
-async def record_undo(article_id: int, user_id: int, new_status: str, undoes: int) -> None:
-    """Mark the account's newest change of the article to ``new_status`` as the undo of the
-    audit row ``undoes``."""
-    await rows(
-        f"UPDATE moderation_audit SET undoes = {{}} WHERE id = {NEWEST_CHANGE}",
-        undoes,
-        article_id,
-        user_id,
-        new_status,
-    )
 
 
 async def last_audit_row(user_id: int) -> dict[str, Any] | None:
@@ -49,38 +18,3 @@ async def last_audit_row(user_id: int) -> dict[str, Any] | None:
         user_id,
     )
     return found[0] if found else None
-
-
-async def reopen_article(
-    article_id: int, was: str, user_id: int, actor: str, at: int, undoes: int
-) -> bool:
-    """Put the article back to pending if it is still ``was`` and not deleted, with the audit
-    row of that undo, in one transaction; False (nothing written) when it changed."""
-    async with write_transaction():
-        changed = await rows(
-            "UPDATE articles SET status = 'pending', updated_at = {}"
-            " WHERE id = {} AND status = {} AND deleted_at = 0 RETURNING id",
-            at,
-            article_id,
-            was,
-        )
-        if not changed:
-            return False
-        await rows(
-            "INSERT INTO moderation_audit"
-            " (article_id, user_id, actor, old_status, new_status, via, at, reason, undoes)"
-            " VALUES ({}, {}, {}, {}, 'pending', 'web', {}, '', {})",
-            article_id,
-            user_id,
-            actor,
-            was,
-            at,
-            undoes,
-        )
-    return True
-
-
-async def image_keys(article_id: int) -> list[tuple[str, str]]:
-    """The ``(key, thumb_key)`` of each of the article's images."""
-    found = await rows("SELECT key, thumb_key FROM images WHERE article_id = {}", article_id)
-    return [(str(row["key"]), str(row["thumb_key"])) for row in found]
