@@ -65,7 +65,8 @@ def ability(embedder: Embedder | None) -> Ability:
             model="",
             words=False,
             pictures=False,
-            note="Search is off: this backend has no embedding model (vision.model is not set).",
+            note="Search by words or by photo is off: this backend has no embedding model"
+            " (vision.model is not set); search by colour works.",
         )
     if not embedder.has_text:
         note = "Search by words is off: this archive's model reads pictures, not words."

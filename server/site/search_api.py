@@ -25,7 +25,7 @@ from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address
 from rk.server.similarity import ImageHit, ModelIndex, PhotoGate, by_vector, runtime_of, similar
-from rk.server.site.colour_search import colour_search
+from rk.server.site.colours.search import colour_search
 from rk.server.site.params import Brand, City, Colour, FilterQuery, Season, Year
 from rk.server.site.search import (
     MAX_QUERY_CHARS,

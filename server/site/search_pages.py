@@ -1,4 +1,5 @@
-"""The search page: one box for words, a photo upload, and "more like this" from an image.
+"""The search page: one box for words, a photo upload, a colour with its swatches, and "more
+like this" from an image.
 
 ``GET /search?q=…`` searches by words, ``GET /search?like=ID`` by a published image's
 stored vector (titled by that look), ``POST /search`` (multipart field ``image``) keeps an
@@ -6,7 +7,9 @@ uploaded photo (``photo_search``) and redirects (303) to ``GET /search?photo=<sh
 which shows the photo and its results and can be reloaded and shared;
 ``/search/photos/<sha1>.jpg`` is the kept photo. A bad query comes back on the same page
 with the reason beside the box and the input kept; a backend without a model that can do
-it says so plainly (503).
+it says so plainly (503). ``GET /search?colour=…`` (a name or ``#hex``, with ``q``,
+``photo`` or the show filters) searches by colour (``colours.search``); every page lists
+the colour facet's swatches.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.platform.http.proxies import client_address
 from rk.server.similarity import PhotoGate, Refused, runtime_of
-from rk.server.site.colour_search import ColourSearch, colour_counts, colour_search
+from rk.server.site.colours.search import ColourSearch, colour_counts, colour_search
 from rk.server.site.http_cache import NO_STORE, html
 from rk.server.site.looks import ScoredLook, scored_looks
 from rk.server.site.params import (
