@@ -16,7 +16,14 @@ from rk.server.colour.ciede2000 import delta_e_2000
 from rk.server.colour.lab import lab_of_hex
 from rk.server.platform.db.sql_rows import database
 from rk.server.platform.db.tables import Article, Image
-from tests.integration.colour.archive import COLOURS, LOOKS, Archive, hex_of, seed_archive
+from tests.integration.colour.archive import (
+    COLOURS,
+    LOOKS,
+    Archive,
+    hex_of,
+    picture,
+    seed_archive,
+)
 from tests.integration.embeddings.backend import embed_backend
 from tests.integration.public.archive import Archive as PublicArchive
 from tests.integration.public.vectors import embed_archive, wait_placed
@@ -83,7 +90,7 @@ async def test_a_colour_search_answers_only_published_looks_of_that_colour(
         assert not set(shown) & archive.hidden
 
 
-async def test_colour_combines_with_a_show_filter_a_kind_and_words(
+async def test_colour_combines_with_a_show_filter_a_kind_words_and_a_photo(
     colour_site: tuple[Backend, Archive],
 ) -> None:
     site, archive = colour_site
@@ -113,6 +120,19 @@ async def test_colour_combines_with_a_show_filter_a_kind_and_words(
     assert tile_ids(page.text) == [item["image_id"] for item in body["items"]]
     plain = (await site.client.get("/api/search", params={"q": "a coat"})).json()
     assert "colour" not in plain, "a search without colour answers as before"
+
+    upload = {"image": ("look.jpg", picture("emerald", 500), "image/jpeg")}
+    sent = await site.client.post("/search", files=upload, headers=HTML)
+    assert sent.status_code == 303
+    sha1 = sent.headers["location"].rsplit("=", 1)[1]
+    body = (await site.client.get(f"/api/search?colour=emerald&photo={sha1}")).json()
+    assert body["photo"] == sha1
+    assert body["model"]
+    assert body["items"]
+    assert all(archive.colour_of[item["image_id"]] == hex_of("emerald") for item in body["items"])
+    page = await site.client.get(f"/search?colour=emerald&photo={sha1}", headers=HTML)
+    assert "Looks in emerald like your photo" in page.text
+    assert f'src="/search/photos/{sha1}.jpg"' in page.text
 
 
 async def test_the_search_page_lists_colour_swatches_of_published_looks(
