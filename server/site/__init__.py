@@ -3,9 +3,9 @@
 Pages (``pages``, ``search_pages``) and the API (``api``) are thin: a page and its JSON
 twin call the same view (``views``) and differ only in rendering. The views call the site's
 services (``shows``, ``show``, ``image``, ``brands``, ``facets``, ``seasons/``, ``search``,
-``photo_search``, …), whose SQL lives in ``repository/``. ``http_cache`` gives every
-answer its ETag, Last-Modified and Cache-Control; ``schema_page`` is the offline
-``/schema``.
+``photo_search``, ``colours/`` for search by colour, …), whose SQL lives in
+``repository/``. ``http_cache`` gives every answer its ETag, Last-Modified and
+Cache-Control; ``schema_page`` is the offline ``/schema``.
 """
 
 from __future__ import annotations

@@ -51,6 +51,10 @@ SeasonSlug = Annotated[
     str, PathParameter(description="A season's slug, e.g. spring-2025-ready-to-wear")
 ]
 Query = Annotated[str | None, QueryParameter(description="What to look for, in words")]
+Colour = Annotated[
+    str | None,
+    QueryParameter(description="A colour name (e.g. oxblood, sky blue) or #rrggbb / #rgb"),
+]
 Like = Annotated[str | None, QueryParameter(description="Looks like this published image (id)")]
 ShowId = Annotated[str, PathParameter(description="A published show's id")]
 ImageId = Annotated[str, PathParameter(description="A published image's id")]

@@ -128,8 +128,20 @@ async def photo_bytes(name: str) -> bytes:
 async def photo_looks(
     storage: Storage, embedder: Embedder | None, index: ModelIndex | None, sha1: str
 ) -> tuple[KeptPhoto, list[ScoredLook]]:
-    """The kept photo named ``sha1`` and the published looks nearest it (its vector is made
-    again, and kept, when the backend's model changed since).
+    """The kept photo named ``sha1`` and the published looks nearest it.
+
+    Raises:
+        PhotoGone: not kept. SearchOff: no model.
+    """
+    photo, vector, index = await kept_vector(embedder, index, sha1)
+    return photo, await looks_near(storage, vector, index, None)
+
+
+async def kept_vector(
+    embedder: Embedder | None, index: ModelIndex | None, sha1: str
+) -> tuple[KeptPhoto, list[float], ModelIndex]:
+    """The kept photo named ``sha1``, its vector under the backend's model (made again, and
+    kept, when the model changed since) and the index to search it in.
 
     Raises:
         PhotoGone: not kept. SearchOff: no model.
@@ -144,4 +156,4 @@ async def photo_looks(
         vector = await asyncio.to_thread(photo_vector, embedder, data, KEPT_SIDE * KEPT_SIDE)
         await set_vector(sha1, embedder.model_id, packed(vector))
     photo = KeptPhoto(sha1=sha1, width=int(str(row["width"])), height=int(str(row["height"])))
-    return photo, await looks_near(storage, vector, index, None)
+    return photo, vector, index

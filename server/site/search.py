@@ -65,7 +65,8 @@ def ability(embedder: Embedder | None) -> Ability:
             model="",
             words=False,
             pictures=False,
-            note="Search is off: this backend has no embedding model (vision.model is not set).",
+            note="Search by words or by photo is off: this backend has no embedding model"
+            " (vision.model is not set); search by colour works.",
         )
     if not embedder.has_text:
         note = "Search by words is off: this archive's model reads pictures, not words."
@@ -124,13 +125,22 @@ async def by_words(
     kind: str | None = None,
 ) -> list[ScoredLook]:
     """Published looks closest to ``query`` (already cleaned, not empty)."""
+    vector, index = await words_vector(embedder, index, query)
+    return await looks_near(storage, vector, index, kind)
+
+
+async def words_vector(
+    embedder: Embedder | None, index: ModelIndex | None, query: str
+) -> tuple[list[float], ModelIndex]:
+    """The text tower's vector of ``query`` and the index to search it in; SearchOff when
+    the backend's model cannot read words."""
     if embedder is None or index is None or not embedder.has_text:
         raise SearchOff(ability(embedder).note)
     try:
         [vector] = await asyncio.to_thread(embedder.embed_texts, [query])
     except NoTextTower as exc:
         raise SearchOff(str(exc)) from None
-    return await looks_near(storage, vector, index, kind)
+    return vector, index
 
 
 async def like_image(

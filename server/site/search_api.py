@@ -20,10 +20,13 @@ from rk.core.api.errors import NoTextTower
 from rk.core.api.storage import Storage
 from rk.core.api.vector_indexes import VectorIndex
 from rk.core.api.wire import MAX_ID
+from rk.server.colour import ColourHit, ColourQuery
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address
 from rk.server.similarity import ImageHit, ModelIndex, PhotoGate, by_vector, runtime_of, similar
+from rk.server.site.colours.search import colour_search
+from rk.server.site.params import Brand, City, Colour, FilterQuery, Season, Year
 from rk.server.site.search import (
     MAX_QUERY_CHARS,
     MAX_UPLOAD_BYTES,
@@ -32,6 +35,9 @@ from rk.server.site.search import (
 )
 
 KParam = Annotated[int, Parameter(description="How many images (1-100)", ge=1, le=100)]
+PhotoParam = Annotated[
+    str | None, Parameter(description="With colour: a kept search photo (its SHA-1)")
+]
 KindParam = Annotated[
     str | None,
     Parameter(description="Only this kind (runway, street)", pattern=r"^[a-z0-9_-]{1,32}$"),
@@ -60,6 +66,17 @@ class SearchResults(Struct, frozen=True, kw_only=True):
     query: str = ""
 
 
+class ColourResults(Struct, frozen=True, kw_only=True):
+    """Answer to a search by colour: ``model`` chose the candidates ("" for colour alone),
+    ``colour`` is what was asked for, ``items`` say how each matched it (ΔE2000, share)."""
+
+    model: str
+    colour: ColourQuery
+    items: list[ColourHit]
+    query: str = ""
+    photo: str = ""
+
+
 class SearchController(Controller):
     """Similar looks and search over published images."""
 
@@ -80,7 +97,7 @@ class SearchController(Controller):
         items = await similar(image_id, model, k, storage)
         return SimilarImages(image_id=image_id, model=model, items=items)
 
-    @get("/search", summary="Text-to-image search")
+    @get("/search", summary="Text-to-image search, and search by colour")
     async def text(
         self,
         state: State,
@@ -88,8 +105,30 @@ class SearchController(Controller):
         q: Annotated[str, Parameter(description="What to look for, in words")] = "",
         k: KParam = 20,
         kind: KindParam = None,
-    ) -> SearchResults:
-        """Published images closest to the text, through the model's text tower."""
+        colour: Colour = None,
+        photo: PhotoParam = None,
+        brand: Brand = None,
+        season: Season = None,
+        year: Year = None,
+        city: City = None,
+    ) -> SearchResults | ColourResults:
+        """Published images closest to the text, through the model's text tower; with
+        ``colour``, those most of that colour (alone, or among the text's or a kept photo's
+        nearest, or in the shows the filters list)."""
+        if colour is not None:
+            embedder = runtime_of(state).embedder
+            index = index_of(state, embedder.model_id) if embedder is not None else None
+            filters = FilterQuery(brand=brand, season=season, year=year, city=city, kind=kind)
+            found = await colour_search(
+                storage, embedder, index, colour, q=q, photo=photo, filters=filters, k=k
+            )
+            return ColourResults(
+                model=found.model,
+                colour=found.colour,
+                items=found.hits,
+                query=found.query,
+                photo=found.photo.sha1 if found.photo else "",
+            )
         query = " ".join(q.split())
         if not query:
             raise BadQuery("q is empty: say what to look for, e.g. ?q=red+leather+coat")

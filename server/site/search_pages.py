@@ -1,4 +1,5 @@
-"""The search page: one box for words, a photo upload, and "more like this" from an image.
+"""The search page: one box for words, a photo upload, a colour with its swatches, and "more
+like this" from an image.
 
 ``GET /search?q=…`` searches by words, ``GET /search?like=ID`` by a published image's
 stored vector (titled by that look), ``POST /search`` (multipart field ``image``) keeps an
@@ -6,7 +7,9 @@ uploaded photo (``photo_search``) and redirects (303) to ``GET /search?photo=<sh
 which shows the photo and its results and can be reloaded and shared;
 ``/search/photos/<sha1>.jpg`` is the kept photo. A bad query comes back on the same page
 with the reason beside the box and the input kept; a backend without a model that can do
-it says so plainly (503).
+it says so plainly (503). ``GET /search?colour=…`` (a name or ``#hex``, with ``q``,
+``photo`` or the show filters) searches by colour (``colours.search``); every page lists
+the colour facet's swatches.
 """
 
 from __future__ import annotations
@@ -20,13 +23,26 @@ from litestar.params import PathParameter, QueryParameter
 from litestar.response import Redirect
 
 from rk.core.api.storage import Storage
+from rk.server.colour import BadColour
 from rk.server.deps import public_storage_dependency
-from rk.server.platform.http.errors import ApiError
+from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.platform.http.proxies import client_address
 from rk.server.similarity import PhotoGate, Refused, runtime_of
+from rk.server.site.colours.search import ColourSearch, colour_counts, colour_search
 from rk.server.site.http_cache import NO_STORE, html
-from rk.server.site.looks import ScoredLook
-from rk.server.site.params import Like, Query, parse_id
+from rk.server.site.looks import ScoredLook, scored_looks
+from rk.server.site.params import (
+    Brand,
+    City,
+    Colour,
+    FilterQuery,
+    Kind,
+    Like,
+    Query,
+    Season,
+    Year,
+    parse_id,
+)
 from rk.server.site.photo_search import (
     KeptPhoto,
     PhotoGone,
@@ -47,6 +63,7 @@ from rk.server.site.search import (
     like_target,
 )
 from rk.server.site.search_api import index_of
+from rk.server.site.show_filters import BadFilter
 
 Photo = Annotated[
     str | None, QueryParameter(description="A kept search photo (the SHA-1 its upload named)")
@@ -54,7 +71,7 @@ Photo = Annotated[
 PHOTO_CACHE = "private, max-age=3600"
 
 
-def _page(
+async def _page(
     request: Request[Any, Any, Any],
     state: State,
     *,
@@ -65,6 +82,8 @@ def _page(
     error: ApiError | None = None,
     by: str = "",
     cache_control: str | None = None,
+    colour: str = "",
+    found: ColourSearch | None = None,
 ) -> Response[bytes]:
     embedder = runtime_of(state).embedder
     context = {
@@ -73,6 +92,9 @@ def _page(
         "photo": photo,
         "looks": looks,
         "by": by,
+        "colour": colour,
+        "found": found,
+        "swatches": await colour_counts(),
         "error": str(error) if error else "",
         "ability": ability(embedder),
         "max_chars": MAX_QUERY_CHARS,
@@ -102,12 +124,22 @@ class SearchPages(Controller):
         q: Query = None,
         like: Like = None,
         photo: Photo = None,
+        colour: Colour = None,
+        brand: Brand = None,
+        season: Season = None,
+        year: Year = None,
+        city: City = None,
+        kind: Kind = None,
     ) -> Response[bytes]:
-        """The search box; results for ``q`` (words), ``like`` (an image id) or ``photo`` (a
-        kept search photo)."""
+        """The search box and the colour swatches; results for ``q`` (words), ``like`` (an
+        image id) or ``photo`` (a kept search photo), or by ``colour`` (alone, or with the
+        words, the photo or the show filters)."""
         embedder = runtime_of(state).embedder
         index = index_of(state, embedder.model_id) if embedder is not None else None
         shown = (q or "")[: MAX_QUERY_CHARS * 2]
+        if colour is not None:
+            filters = FilterQuery(brand=brand, season=season, year=year, city=city, kind=kind)
+            return await _colour_page(request, state, storage, colour, shown, photo, filters)
         if photo is not None:
             return await _photo_page(request, state, storage, photo.strip())
         try:
@@ -116,13 +148,13 @@ class SearchPages(Controller):
                 image_id = parse_id(like.strip(), "image")
                 looks = await like_image(storage, embedder, index, image_id)
                 target = await like_target(storage, image_id)
-                return _page(request, state, like=target, looks=looks, by="image")
+                return await _page(request, state, like=target, looks=looks, by="image")
             if not query:
-                return _page(request, state)
+                return await _page(request, state)
             looks = await by_words(storage, embedder, index, query)
-            return _page(request, state, query=query, looks=looks, by="words")
+            return await _page(request, state, query=query, looks=looks, by="words")
         except (BadSearch, SearchOff) as exc:
-            return _page(request, state, query=shown, error=exc)
+            return await _page(request, state, query=shown, error=exc)
 
     @post(
         "/search",
@@ -143,7 +175,7 @@ class SearchPages(Controller):
                 data = await _upload(request)
                 sha1 = await keep_search_photo(embedder, data, max_pixels)
         except (BadSearch, BadPicture, SearchOff, Refused) as exc:
-            return _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
+            return await _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
         return Redirect(
             f"/search?photo={sha1}", status_code=303, headers={"Cache-Control": NO_STORE}
         )
@@ -166,8 +198,43 @@ async def _photo_page(
     try:
         photo, looks = await photo_looks(storage, embedder, index, sha1)
     except (PhotoGone, SearchOff) as exc:
-        return _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
-    return _page(request, state, photo=photo, looks=looks, by="picture", cache_control=NO_STORE)
+        return await _page(request, state, error=exc, by="picture", cache_control=NO_STORE)
+    return await _page(
+        request, state, photo=photo, looks=looks, by="picture", cache_control=NO_STORE
+    )
+
+
+async def _colour_page(
+    request: Request[Any, Any, Any],
+    state: State,
+    storage: Storage,
+    colour: str,
+    query: str,
+    photo: str | None,
+    filters: FilterQuery,
+) -> Response[bytes]:
+    """The looks most of ``colour`` among what the words, photo and filters allow."""
+    embedder = runtime_of(state).embedder
+    index = index_of(state, embedder.model_id) if embedder is not None else None
+    shown = colour[: MAX_QUERY_CHARS // 4]
+    try:
+        found = await colour_search(
+            storage, embedder, index, colour, q=query, photo=photo, filters=filters
+        )
+    except (BadColour, BadFilter, BadSearch, NotFound, PhotoGone, SearchOff) as exc:
+        return await _page(request, state, query=query, error=exc, by="colour", colour=shown)
+    looks = await scored_looks(storage, [(hit.image_id, hit.score) for hit in found.hits])
+    return await _page(
+        request,
+        state,
+        query=found.query,
+        photo=found.photo,
+        looks=looks,
+        by="colour",
+        colour=shown,
+        found=found,
+        cache_control=NO_STORE if found.photo else None,
+    )
 
 
 async def _upload(request: Request[Any, Any, Any]) -> bytes:

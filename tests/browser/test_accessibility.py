@@ -12,6 +12,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -19,6 +20,7 @@ from playwright.sync_api import Browser, Page
 from rk.core.api.lookups import open_storage
 from rk.core.api.plugins import new_plugin_manager
 from rk.core.api.storage import StorageContext
+from rk.server.colour import colour_facet, compute_colours
 from rk.server.platform.db.engine import close, connect
 from tests.browser.conftest import DESKTOP, PHONE, run_async
 from tests.integration.public.archive import Archive, add_show, seed
@@ -41,14 +43,15 @@ def axe_source() -> str:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Archive]]:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Archive, str]]:
     """``rk serve-backend`` with the test archive (its vectors placed, so pages show similar
-    looks), a pending show and an admin account."""
+    looks; its colours measured, so a colour search finds looks), a pending show and an
+    admin account; and the colour most published looks have."""
     root = tmp_path_factory.mktemp("axe") / "backend"
     dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
     backend = Backend(root, dsn, vision={"model": str(TINY_CLIP)}).start()
 
-    async def fill() -> Archive:
+    async def fill() -> tuple[Archive, str]:
         engine = await connect(dsn)
         try:
             pm = new_plugin_manager()
@@ -68,12 +71,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Ar
             )
             await embed_archive(archive, pm)
             await wait_placed()
-            return archive
+            await compute_colours(engine, storage, sorted(archive.pictures))
+            return archive, (await colour_facet(engine))[0].name
         finally:
             await close(engine)
 
     try:
-        archive = run_async(fill)
+        archive, colour = run_async(fill)
         made = subprocess.run(
             [
                 *(RK, "admin", "create-user", "ada", "--role", "admin", "--password-stdin"),
@@ -86,7 +90,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Ar
             check=False,
         )
         assert made.returncode == 0, made.stderr
-        yield backend, archive
+        yield backend, archive, colour
     finally:
         backend.stop()
 
@@ -103,8 +107,8 @@ def violations(page: Page, axe: str) -> list[dict[str, Any]]:
     return found
 
 
-def public_paths(archive: Archive) -> dict[str, str]:
-    """One URL of each public page type."""
+def public_paths(archive: Archive, colour: str) -> dict[str, str]:
+    """One URL of each public page type (a colour search for ``colour``)."""
     show = archive.shows["acne-ss25"]
     image = archive.images["acne-ss25"][0]
     return {
@@ -120,6 +124,8 @@ def public_paths(archive: Archive) -> dict[str, str]:
         "detail": f"/images/{archive.images['acne-ss25'][-1]}",
         "search": "/search?q=coat",
         "more like this": f"/search?like={image}",
+        "colour search": f"/search?{urlencode({'colour': colour})}",
+        "bad colour": "/search?colour=oxbloud",
         "photo gone": f"/search?photo={'0' * 40}",
         "not found": "/shows/999999",
     }
@@ -174,12 +180,12 @@ def report(found: dict[str, list[dict[str, Any]]]) -> str:
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_every_page_type_has_no_axe_violation(
     browser: Browser,
-    site: tuple[Backend, Archive],
+    site: tuple[Backend, Archive, str],
     axe_source: str,
     size: str,
     scheme: str,
 ) -> None:
-    backend, archive = site
+    backend, archive, colour = site
     viewport = DESKTOP if size == "desktop" else PHONE
     context = browser.new_context(
         viewport=viewport, color_scheme="dark" if scheme == "dark" else "light"
@@ -187,10 +193,10 @@ def test_every_page_type_has_no_axe_violation(
     page = context.new_page()
     found: dict[str, list[dict[str, Any]]] = {}
     try:
-        for name, path in public_paths(archive).items():
+        for name, path in public_paths(archive, colour).items():
             answer = page.goto(f"{backend.url}{path}")
             assert answer is not None
-            expected = {"not found": 404, "photo gone": 410}.get(name, 200)
+            expected = {"not found": 404, "photo gone": 410, "bad colour": 400}.get(name, 200)
             assert answer.status == expected, f"{name}: {answer.status}"
             found[f"public {name}"] = violations(page, axe_source)
         page.goto(f"{backend.url}/admin/sign-in")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from rk.server.platform.db.sql_rows import LIVE, marks, rows
+from rk.server.site.repository.where import where
+from rk.server.site.show_filters import ShowFilters
 
 IMAGE_COLUMNS = (
     "i.id, i.article_id, i.role, i.position, i.key, i.thumb_key, i.width, i.height,"
@@ -67,3 +69,15 @@ async def live_tile_rows(image_ids: list[int]) -> dict[int, dict[str, Any]]:
         *image_ids,
     )
     return {int(row["id"]): row for row in found}
+
+
+async def filtered_image_ids(filters: ShowFilters, cap: int) -> list[int]:
+    """Ids of the images of published shows under ``filters``, newest first, at most ``cap``."""
+    clauses, args = where(filters)
+    found = await rows(
+        "SELECT i.id FROM images i JOIN articles a ON a.id = i.article_id"
+        f" WHERE {LIVE}{clauses} ORDER BY i.id DESC LIMIT {{}}",
+        *args,
+        cap,
+    )
+    return [int(row["id"]) for row in found]
