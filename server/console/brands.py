@@ -12,11 +12,10 @@ import json
 from msgspec import Struct
 
 from rk.core.api.wire import BrandInfo
-from rk.server.brands import BrandInputError, clean_name
+from rk.server.brands import BrandInputError, brand_named, check_slugs, clean_name
 from rk.server.console.job_rows import JobRow, job_row
 from rk.server.console.jobs import with_articles
 from rk.server.console.repository.brands import (
-    brand_id_named,
     brand_job_rows,
     brand_page_rows,
     like,
@@ -101,11 +100,13 @@ def clean_slugs(slugs: dict[str, str], sources: list[str]) -> dict[str, str]:
 
 
 async def update_brand(brand: BrandInfo, name: str, slugs: dict[str, str]) -> None:
-    """Rename a brand and replace its slugs; BrandInputError for a name another brand has."""
+    """Rename a brand and replace its slugs; BrandInputError for a name another brand has in
+    any case, BrandRefused for a slug ``check_slugs`` refuses."""
     name = clean_name(name)
-    other = await brand_id_named(name)
-    if other is not None and other != brand.id:
-        raise BrandInputError(f"another brand is already called {name!r}")
+    other = await brand_named(name)
+    if other is not None and other.id != brand.id:
+        raise BrandInputError(f"another brand is already called {other.name!r}")
+    await check_slugs(slugs, brand.id)
     await rename_brand(brand.id, name, slugs)
 
 

@@ -43,12 +43,6 @@ async def names_like(pattern: str, limit: int) -> list[dict[str, Any]]:
     )
 
 
-async def brand_id_named(name: str) -> int | None:
-    """The id of the brand called exactly ``name``."""
-    found = await Brand.select(Brand.id).where(Brand.name == name).first()
-    return None if found is None else int(found["id"])
-
-
 async def rename_brand(brand_id: int, name: str, slugs: dict[str, str]) -> None:
     """Set a brand's name and slugs."""
     await Brand.update(

@@ -297,6 +297,12 @@ async def test_stale_and_unknown_rows(console: Backend, world: dict[str, Any]) -
             422,
             "Another brand is already called &#39;Nordlys&#39;.",
         ),
+        (
+            f"/admin/brands/{world['brand'].uid}/edit",
+            {"name": " NORDLYS "},
+            422,
+            "Another brand is already called &#39;Nordlys&#39;.",
+        ),
         (f"/admin/brands/{world['brand'].uid}/edit", {"name": ""}, 422, "Brand name is empty."),
         (
             f"/admin/brands/{world['brand'].uid}/crawl",
