@@ -74,7 +74,8 @@ def _announce_secret(settings: Settings, path: str) -> None:
         endpoint = settings.server.public_url.rstrip("/") + "/admin/internal/ingest"
     typer.echo(
         f"generated the ingest secret in {path} (first start). A spider's config.yml needs:\n"
-        f"ingest:\n  enabled: true\n  endpoint: {endpoint}\n  secret: <the contents of {path}>",
+        f"ingest:\n  enabled: true\n  endpoint: {endpoint}\n  secret_file: {path}"
+        "  # on the spider's machine, a copy of that file",
         err=True,
     )
 

@@ -116,7 +116,7 @@ def test_embedded_default_end_to_end_with_curl(tmp_path: Path, images: ImageServ
         time.sleep(0.2)
         first_start = served.output()
         assert "generated the ingest secret" in first_start
-        assert f"secret: <the contents of {secret_file}>" in first_start
+        assert f"secret_file: {secret_file}" in first_start
         assert secret not in first_start
         assert f"endpoint: {served.url}/admin/internal/ingest" in first_start
 

@@ -23,7 +23,7 @@ from tests.integration.spider.procs import claims, eventually, reports
 async def test_queued_brands_are_crawled_ingested_and_reported(e2e: E2E) -> None:
     # The backend generates its secret on first start and prints what a spider needs.
     backend = e2e.backend(secret=None)
-    printed = await backend.wait_for(r"secret: <the contents of (\S+)>")
+    printed = await backend.wait_for(r"secret_file: (\S+)")
     secret = (await asyncio.to_thread(Path(printed.group(1)).read_text, "ascii")).strip()
     kestrel = re.search(r"id=(\d+)", backend.ok("brands", "add", "Kestrel & Vine"))
     assert kestrel
