@@ -1,4 +1,5 @@
-"""``rk storage gc``: delete orphaned objects and report missing ones."""
+"""``rk storage gc``: delete orphaned objects and report missing ones; ``rk storage
+renditions``: give images stored before rendition ladders existed their ladder."""
 
 from __future__ import annotations
 
@@ -51,6 +52,42 @@ def gc_command(
 
     for line in run_with_db(settings, work):
         typer.echo(line)
+
+
+@storage_app.command("renditions")
+def renditions_command(
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Stop after this many originals (default: all)."),
+    ] = None,
+    config: ConfigOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Make the WebP rendition ladder of every live image that has none yet, with progress.
+
+    Resumable: the database records each original once its ladder is stored, so a run
+    that stops (Ctrl-C, --limit) is continued by running it again. Prints a progress line
+    after each batch and a last one when done; exit code 0.
+    """
+    from rk.core.api.lookups import open_storage
+    from rk.core.api.storage import StorageContext
+    from rk.server.app import backend_url
+    from rk.server.media.rendition_backfill import BackfillProgress, backfill_renditions
+
+    settings = settings_from(config, data_dir)
+    storage = open_storage(settings.storage_url, StorageContext(backend_url=backend_url(settings)))
+
+    def report(progress: BackfillProgress) -> None:
+        typer.echo(progress.line())
+
+    async def work() -> BackfillProgress:
+        try:
+            return await backfill_renditions(storage, limit=limit, on_progress=report)
+        except OSError as exc:
+            fail(f"storage unavailable: {' '.join(str(exc).split())}")
+
+    done = run_with_db(settings, work)
+    typer.echo(f"{done.left} originals left without renditions")
 
 
 def register(app: typer.Typer) -> None:

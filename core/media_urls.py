@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 from msgspec import Struct
 
 from rk.core.api.errors import ConfigError, InvalidKey, SignatureError
-from rk.core.api.keys import CONTENT_KEY, is_media_key
+from rk.core.api.keys import CONTENT_KEY, RENDITION_KEY, is_media_key
 
 UPLOAD_PATH = "/media/upload/"
 MEDIA_PATH = "/media/"
@@ -54,8 +54,11 @@ def check_upload_target(key: str, size: int, sha1: str) -> None:
     """Raise InvalidKey unless ``key`` is a media key that these bytes may be stored under.
 
     A content key names the SHA-1 of its bytes, so the sha1 must be the key's own;
-    a thumbnail key names the original's SHA-1, so any sha1 is allowed there.
+    a thumbnail key names the original's SHA-1, so any sha1 is allowed there. A rendition
+    key is refused: the backend makes renditions from the original, nobody uploads one.
     """
+    if RENDITION_KEY.match(key):
+        raise InvalidKey(f"key {key[:80]!r} is a rendition: the backend makes those")
     if not is_media_key(key):
         raise InvalidKey(
             f"key {key[:80]!r} is not a media key (runway/<sha1>.jpg, street/<sha1>.jpg "

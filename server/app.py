@@ -41,6 +41,7 @@ from rk.server.platform.db.database import default_pool_size
 from rk.server.platform.db.engine import close, connect, redact_dsn
 from rk.server.platform.db.migrate import migrate_database
 from rk.server.platform.http.capacity import refuse_over_capacity
+from rk.server.platform.http.compression import CONFIG as COMPRESSION
 from rk.server.platform.http.control_paths import refuse_control_paths
 from rk.server.platform.http.errors import exception_handlers
 from rk.server.platform.http.openapi_doc import complete_openapi
@@ -189,6 +190,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         lifespan=[lifespan, embedding_lifespan],
         state=state,
         template_config=template_config(),
+        compression_config=COMPRESSION,
         openapi_config=openapi_config("rk backend", __version__),
         logging_config=None,
     )

@@ -18,16 +18,22 @@ never runs more decodes at once than there are cores.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import math
 import os
 import threading
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from functools import cache
+from typing import ParamSpec, TypeVar
 
 from PIL import ExifTags, Image, UnidentifiedImageError
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 JPEG_QUALITY = 85
 BACKGROUND = (255, 255, 255)
@@ -60,7 +66,7 @@ def pixel_problem(width: int, height: int, max_pixels: int = MAX_PIXELS) -> str 
     return f"too many pixels ({width}×{height}; at most {max_pixels / 1e6:g} Mpx)"
 
 
-def _draft(img: Image.Image, want: tuple[int, int]) -> tuple[float, float, float, float] | None:
+def draft(img: Image.Image, want: tuple[int, int]) -> tuple[float, float, float, float] | None:
     """Let the JPEG decoder scale down by 1/2, 1/4 or 1/8 while staying at least ``want``;
     the box the full image covers in the scaled one (None when not scaled)."""
     if img.format != "JPEG" or (want[0] >= img.size[0] and want[1] >= img.size[1]):
@@ -69,7 +75,7 @@ def _draft(img: Image.Image, want: tuple[int, int]) -> tuple[float, float, float
     return drafted[1] if drafted else None
 
 
-def _flatten(img: Image.Image) -> Image.Image:
+def flatten(img: Image.Image) -> Image.Image:
     """RGB: transparency composited onto white, CMYK/palette/greyscale converted."""
     if img.mode == "P":
         img = img.convert("RGBA" if "transparency" in img.info else "RGB")
@@ -126,7 +132,7 @@ def _shrink(
     Orienting last turns the small image, not the decoded one.
     """
     orientation = orientation_of(original)
-    img = _flatten(original)
+    img = flatten(original)
     if img.size != size or (box is not None and box[2:] != size):
         img = img.resize(size, Image.Resampling.BICUBIC, box=box, reducing_gap=3.0)
     method = ORIENTATIONS.get(orientation)
@@ -157,7 +163,7 @@ def make_thumbnail(
                     want = _draft_size(original.size, shortest_side)
                 else:
                     size = want = upright_size(fit, orientation_of(original))
-                box = _draft(original, want)
+                box = draft(original, want)
                 if pixel_problem(*original.size, max_pixels):
                     return None
                 big = original.size[0] * original.size[1] > BIG_PIXELS
@@ -177,10 +183,16 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=pool_size(), thread_name_prefix="rk-thumb")
 
 
+async def in_pool(work: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``work(*args)`` in the shared thumbnail pool, off the event loop: every decode of rk
+    (thumbnails and renditions) shares its one thread per core."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _pool(), functools.partial(work, *args, **kwargs)
+    )
+
+
 async def thumbnail(
     data: bytes, shortest_side: int, fit: tuple[int, int] | None = None
 ) -> bytes | None:
     """``make_thumbnail`` in the shared thumbnail pool, off the event loop."""
-    return await asyncio.get_running_loop().run_in_executor(
-        _pool(), make_thumbnail, data, shortest_side, MAX_PIXELS, fit
-    )
+    return await in_pool(make_thumbnail, data, shortest_side, MAX_PIXELS, fit)

@@ -27,7 +27,7 @@ import msgspec
 import pluggy
 from msgspec import Struct
 
-from rk.core.api.keys import CONTENT_KEY, Kind, thumb_key
+from rk.core.api.keys import CONTENT_KEY, Kind, image_object_keys, rendition_keys, thumb_key
 from rk.core.api.queues import Job
 from rk.core.api.storage import Storage
 from rk.core.api.wire import ImageRef, ShowIngest
@@ -86,12 +86,13 @@ def slots_of(show: ShowIngest) -> list[Slot]:
 
 
 def uploaded_keys(slots: list[Slot]) -> list[str]:
-    """The keys the spider says it uploaded, with their thumbnails: claimed in one statement."""
+    """The keys the spider says it uploaded, with their thumbnails and renditions: claimed in
+    one statement."""
     keys: list[str] = []
     for slot in slots:
         match = CONTENT_KEY.match(slot.ref.key or "")
         if match:
-            keys += [match.group(0), thumb_key(match.group(2))]
+            keys += [match.group(0), thumb_key(match.group(2)), *rendition_keys(match.group(2))]
     return keys
 
 
@@ -295,7 +296,7 @@ class IngestService:
         old = await overwrite_rejected_article(article_id, values, images)
         if old is None:
             raise JobNotDone(f"article {article_id} changed while it was being re-ingested")
-        new = {k for _, image in stored for k in (image.key, image.thumb_key)}
+        new = {k for _, image in stored for k in image_object_keys(image.key, image.thumb_key)}
         return [k for k in old if k not in new]
 
 

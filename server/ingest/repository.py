@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rk.core.api.keys import image_object_keys
 from rk.server.platform.db.sql_rows import engine
 from rk.server.platform.db.tables import Article, Image
 from rk.server.platform.db.write_transactions import write_transaction
@@ -41,7 +42,8 @@ async def overwrite_rejected_article(
     article_id: int, values: dict[str, Any], images: list[dict[str, Any]]
 ) -> list[str] | None:
     """Give a rejected, live article ``values`` and replace its image rows by ``images``;
-    the keys the old rows used, or None (nothing written) when it is no longer rejected."""
+    the keys the old rows used (renditions included), or None (nothing written) when it is
+    no longer rejected."""
     async with write_transaction():
         # deleting the old images deletes their vectors, which takes the vector clock:
         # take it first, as vector writers do, so the two never wait on each other
@@ -57,7 +59,7 @@ async def overwrite_rejected_article(
             return None
         await Image.delete().where(Image.article_id == article_id)
         await _insert_images(article_id, images)
-    return [k for row in old for k in (row["key"], row["thumb_key"]) if k]
+    return [k for row in old for k in image_object_keys(row["key"], row["thumb_key"])]
 
 
 async def _insert_images(article_id: int, images: list[dict[str, Any]]) -> None:

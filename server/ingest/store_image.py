@@ -2,7 +2,8 @@
 
 Every stored image gets its thumbnail, made once by whoever holds the bytes: from the
 site's smaller rendition (``ImageRef.thumb_url``) when ``rk.core.runtime.renditions`` says it
-stands in for the original, else from the original (a fallback is logged). Keys this
+stands in for the original, else from the original (a fallback is logged); and its own
+rendition ladder, made here from the original (``store_ladder``). Keys this
 job uses are claimed in the database before they are looked at (``media_refs``), and keys
 it writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
 the middle of a put) knows every object it may have to delete. Keys a spider uploaded
@@ -23,13 +24,21 @@ import msgspec
 from msgspec import Struct
 
 from rk.core.api.errors import InvalidKey
-from rk.core.api.keys import Hashed, Kind, content_key, parse_content_key, thumb_key
+from rk.core.api.keys import (
+    Hashed,
+    Kind,
+    content_key,
+    parse_content_key,
+    rendition_keys,
+    thumb_key,
+)
 from rk.core.api.storage import Storage
 from rk.core.api.wire import ImageRef
 from rk.core.runtime.renditions import rendition_thumbnail
 from rk.core.runtime.thumbs import pixel_problem, thumbnail
 from rk.server.ingest.fetch import Failure, Fetcher, FetchError
 from rk.server.ingest.repository import known_original_size, thumbnail_in_use
+from rk.server.ingest.store_ladder import ensure_ladder
 from rk.server.media import claim, delete_if_unreferenced, image_info, thumbnail_problem
 
 log = logging.getLogger(__name__)
@@ -200,7 +209,7 @@ class ImageStorer:
             _, sha1 = parse_content_key(key)
         except InvalidKey:
             return "uploaded key is not content-addressed"
-        await written.claim(key, thumb_key(sha1))
+        await written.claim(key, thumb_key(sha1), *rendition_keys(sha1))
         info = await self.storage.head(key)
         if info is None:
             return "uploaded key missing"
@@ -218,6 +227,7 @@ class ImageStorer:
             if size is None:
                 return "uploaded object does not decode"
             thumb, made_from = await self._thumbnail(sha1, size, load, written, ref.thumb_url)
+            await ensure_ladder(self.storage, key, load, written.add)
         except FileNotFoundError:
             return "uploaded key missing"
         except ImageFailure as failure:
@@ -250,7 +260,7 @@ class ImageStorer:
         data = await asyncio.to_thread(Hashed, fetched.data)  # hashed once, off the event loop
         sha1 = data.sha1
         key = content_key(kind, sha1)
-        await written.claim(key, thumb_key(sha1))
+        await written.claim(key, thumb_key(sha1), *rendition_keys(sha1))
 
         async def load() -> bytes:
             return data
@@ -265,6 +275,7 @@ class ImageStorer:
         elif existing.size != len(data):
             written.add(key)
             await self.storage.put(key, data, mime)
+        await ensure_ladder(self.storage, key, load, written.add)
         return StoredImage(
             key=key,
             thumb_key=thumb,

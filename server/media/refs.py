@@ -1,5 +1,9 @@
 """Who references an object, settled in the database: image rows and running jobs' claims.
 
+An image row references its original and its thumbnail, and every rung of its original's
+rendition ladder (``r/<width>/<sha1>.webp``): a rendition lives exactly as long as an
+image of its original does.
+
 A running ingest job *claims* a key (a ``media_claims`` row) before it looks at or writes
 the object, so an object it is about to reference is never deleted under it. A claim is
 live while its job is ``processing``; claims of finished or waiting jobs are dead.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rk.core.api.keys import THUMB_KEY
+from rk.core.api.keys import THUMB_KEY, image_object_keys, rendition_originals
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.db.tables import Article, Image
 from rk.server.similarity import PUBLISHED
@@ -26,8 +26,12 @@ def query_for(key: str) -> str:
 
 
 async def used_by_published_article(key: str) -> bool:
-    """Whether an image of a published, not deleted article uses ``key``."""
-    return bool(await rows(query_for(key), key))
+    """Whether an image of a published, not deleted article uses ``key``: itself, or for a
+    rendition its original (under either kind: one probe of ``images_key`` each)."""
+    for used in rendition_originals(key) or [key]:
+        if await rows(query_for(used), used):
+            return True
+    return False
 
 
 async def article_deleted_at(article_id: int) -> int | None:
@@ -37,9 +41,13 @@ async def article_deleted_at(article_id: int) -> int | None:
 
 
 async def article_object_keys(article_id: int) -> list[str]:
-    """The article's distinct object keys: each image's original, then its thumbnail."""
+    """The article's distinct object keys: each image's original, its thumbnail, then every
+    rung its rendition ladder may have (whatever ``image_renditions`` records: a backfill
+    stopped between storing rungs and recording them leaves rungs the row does not list)."""
     found = await Image.select(Image.key, Image.thumb_key).where(Image.article_id == article_id)
-    return list(dict.fromkeys(k for row in found for k in (row["key"], row["thumb_key"]) if k))
+    return list(
+        dict.fromkeys(k for row in found for k in image_object_keys(row["key"], row["thumb_key"]))
+    )
 
 
 async def images_with_keys(keys: list[str]) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from rk.core.api.keys import rendition_originals
 from rk.server.platform.db.sql_rows import database, engine_type, rows
 from rk.server.platform.db.tables import MediaClaim
 from rk.server.platform.db.write_transactions import write_transaction
@@ -21,6 +22,8 @@ LIVE_CLAIM = (
     " WHERE c.key = {} AND j.status = 'processing' AND c.job_id <> {} LIMIT 1"
 )
 IMAGE_REF = "SELECT 1 FROM images WHERE (key = {} OR thumb_key = {})"
+RENDITION_REF = "SELECT 1 FROM images WHERE key IN ({}, {})"
+"""A rendition is used by every image of its original (``rendition_originals``)."""
 LIVE_ARTICLE = " AND article_id IN (SELECT id FROM articles WHERE deleted_at = 0)"
 CLAIM_SQLITE = (
     "INSERT INTO media_claims (key, job_id, claimed_at)"
@@ -84,9 +87,10 @@ async def drop_dead_claims() -> None:
 
 async def image_uses_key(key: str, *, live_only: bool, skip_article: int) -> bool:
     """Whether an image row uses ``key`` (of a live article only, if ``live_only``), not
-    counting the images of article ``skip_article``."""
-    sql = IMAGE_REF
-    args: list[Any] = [key, key]
+    counting the images of article ``skip_article``; a rendition, through its original."""
+    originals = rendition_originals(key)
+    sql = IMAGE_REF if originals is None else RENDITION_REF
+    args: list[Any] = [key, key] if originals is None else list(originals)
     if skip_article:
         sql += " AND article_id <> {}"
         args.append(skip_article)

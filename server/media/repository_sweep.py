@@ -3,6 +3,7 @@ and the image rows still without a size."""
 
 from __future__ import annotations
 
+from rk.core.api.keys import rendition_originals
 from rk.server.platform.db.sql_rows import marks, rows
 from rk.server.platform.db.tables import Image, IngestJob, MediaClaim
 
@@ -13,14 +14,20 @@ LIVE_IMAGES = (
 
 
 async def keys_named_by_live_images(keys: list[str]) -> set[str]:
-    """Those of ``keys`` an image of a live article names (as original or thumbnail)."""
-    if not keys:
+    """Those of ``keys`` an image of a live article names (as original or thumbnail), or
+    whose original it names (a rendition)."""
+    rungs = {key: originals for key in keys if (originals := rendition_originals(key))}
+    named = [key for key in keys if key not in rungs]
+    wanted = named + [original for originals in rungs.values() for original in originals]
+    if not wanted:
         return set()
-    among = marks(len(keys))
+    among = marks(len(wanted))
     found = await rows(
-        f"{LIVE_IMAGES} AND (i.key IN ({among}) OR i.thumb_key IN ({among}))", *keys, *keys
+        f"{LIVE_IMAGES} AND (i.key IN ({among}) OR i.thumb_key IN ({among}))", *wanted, *wanted
     )
-    return {k for row in found for k in (row["key"], row["thumb_key"])} & set(keys)
+    live = {k for row in found for k in (row["key"], row["thumb_key"])}
+    kept = live & set(named)
+    return kept | {key for key, originals in rungs.items() if live.intersection(originals)}
 
 
 async def live_image_keys_after(column: str, last: str, batch: int) -> list[str]:
@@ -34,6 +41,20 @@ async def live_image_keys_after(column: str, last: str, batch: int) -> list[str]
         batch,
     )
     return [str(row["k"]) for row in found]
+
+
+async def live_renditions_after(last: str, batch: int) -> list[tuple[str, str]]:
+    """Up to ``batch`` recorded ladders with a rung, ``(original key, widths)``, of originals a
+    live image uses, in key order, after key ``last``."""
+    found = await rows(
+        "SELECT r.key AS k, r.widths AS w FROM image_renditions r WHERE r.widths <> ''"
+        " AND r.key > {} AND EXISTS (SELECT 1 FROM images i JOIN articles a"
+        " ON a.id = i.article_id WHERE i.key = r.key AND a.deleted_at = 0)"
+        " ORDER BY r.key LIMIT {}",
+        last,
+        batch,
+    )
+    return [(str(row["k"]), str(row["w"])) for row in found]
 
 
 async def keys_claimed_by_running_jobs() -> set[str]:

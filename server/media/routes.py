@@ -97,8 +97,10 @@ def _signed_read_refused(secret: str, key: str, query: dict[str, str]) -> Respon
 
 
 def _etag(key: str) -> str:
-    """The sha1 the key names, quoted: stable because an object never changes under its key."""
-    return f'"{key.rsplit("/", 1)[-1].removesuffix(".jpg")}"'
+    """The key after its prefix, quoted: the sha1 it names (``640/<sha1>.webp`` for a
+    rendition, whose rungs share their original's sha1); stable because an object never
+    changes under its key."""
+    return f'"{key.split("/", 1)[-1].removesuffix(".jpg")}"'
 
 
 async def _read_body(request: Request[Any, Any, Any], size: int) -> bytes | None:

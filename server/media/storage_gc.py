@@ -1,13 +1,14 @@
 """Sweep storage: delete orphans (objects nothing references), count what is missing.
 
-An object is referenced by an image of a live (not deleted) article, by a live claim of a
-running ingest job, or by the payload of an ingest job still waiting to run (a spider's
-upload before its show is ingested). Anything else older than the grace period is an
-orphan, left by a crash or a killed worker; each is deleted through the same locked
-re-check as every other delete (``media_refs``), so a job that claims it meanwhile keeps
-it. Objects younger than the grace period are left alone: an upload in flight.
-``missing`` are referenced keys storage does not hold. Image rows still 0×0 (stored
-before sizes were taken from the original's header) get their size on the way.
+An object is referenced by an image of a live (not deleted) article (a rendition by an image
+of its original), by a live claim of a running ingest job, or by the payload of an ingest
+job still waiting to run (a spider's upload before its show is ingested). Anything else
+older than the grace period is an orphan, left by a crash or a killed worker; each is
+deleted through the same locked re-check as every other delete (``media_refs``), so a job
+that claims it meanwhile keeps it. Objects younger than the grace period are left alone:
+an upload in flight. ``missing`` are referenced keys storage does not hold (rungs of a
+rendition ladder included, as ``image_renditions`` records them). Image rows still
+0×0 (stored before sizes were taken from the original's header) get their size on the way.
 
 The sweep runs inside a serving backend, so it works in batches of ``BATCH``: listed keys
 are checked against the image rows a batch at a time, and the images' distinct keys are
@@ -26,11 +27,13 @@ from rk.core.api.keys import THUMB_KEY, is_media_key, parse_content_key, thumb_k
 from rk.core.api.storage import ObjectInfo, Storage
 from rk.core.api.wire import ShowIngest
 from rk.server.media.refs import delete_if_unreferenced
+from rk.server.media.renditions import rendition_keys_of
 from rk.server.media.repository_refs import drop_dead_claims
 from rk.server.media.repository_sweep import (
     keys_claimed_by_running_jobs,
     keys_named_by_live_images,
     live_image_keys_after,
+    live_renditions_after,
     set_image_size,
     unsized_image_keys,
     waiting_show_payloads,
@@ -74,18 +77,23 @@ class GcReport(Struct, kw_only=True):
 async def _missing(seen: set[str], report: GcReport, batch: int) -> None:
     """Count the keys live images name that are not in ``seen``: each column's distinct keys
     in key order, ``batch`` at a time (a key many images share counts once, and no set of
-    missing keys is built however many there are)."""
+    missing keys is built however many there are), then the rungs their ladders list."""
     sample: list[str] = []
+
+    def count(keys: list[str]) -> None:
+        gone = [key for key in keys if key not in seen]
+        report.missing += len(gone)
+        sample.extend(gone[: max(0, SAMPLE - len(sample))])
+
     for column in ("key", "thumb_key"):
         last = ""
-        while True:
-            keys = await live_image_keys_after(column, last, batch)
-            if not keys:
-                break
+        while keys := await live_image_keys_after(column, last, batch):
             last = keys[-1]
-            gone = [key for key in keys if key not in seen]
-            report.missing += len(gone)
-            sample += gone[: max(0, SAMPLE - len(sample))]
+            count(keys)
+    last = ""
+    while ladders := await live_renditions_after(last, batch):
+        last = ladders[-1][0]
+        count([k for key, widths in ladders for k in rendition_keys_of(key, widths)])
     report.missing_sample = sorted(sample)[:SAMPLE]
 
 

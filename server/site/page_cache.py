@@ -7,7 +7,9 @@ per transaction by their writers), and an answer rendered under the same counter
 again as it was — same bytes, same ETag. A publish, unpublish,
 edit or new neighbour list moves a counter, so the next request renders afresh: nothing is
 served stale, across any number of backend processes. The cache is a bounded LRU.
-``serve_cached`` sends a still-valid answer to a plain GET before the handler runs.
+``serve_cached`` sends a still-valid answer to a plain GET before the handler runs, and
+before the compression middleware: so each entry keeps its answer gzipped once as well, for
+clients that accept it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from litestar.types import (
 )
 
 from rk.server.platform.db.public_changes import Changes, CounterReads
+from rk.server.platform.http.compression import GZIP_ENCODING, VARY, accepts_gzip, gzipped
 
 MAX_ENTRIES = 4096
 MAX_BYTES = 128 * 1024 * 1024
@@ -84,6 +87,24 @@ class _Entry:
     rendered: Rendered
     neighbours: bool
     raw_headers: list[tuple[bytes, bytes]]
+    gzipped: bytes | None
+    gzip_headers: list[tuple[bytes, bytes]]
+
+    @classmethod
+    def of(cls, valid_for: tuple[int, int], rendered: Rendered, neighbours: bool) -> _Entry:
+        """The entry of ``rendered``, its headers worked out and its body gzipped once."""
+        headers = rendered.raw_headers()
+        packed = gzipped(rendered.body)
+        length = (b"content-length", str(len(packed or b"")).encode())
+        packed_headers = [
+            length if name == b"content-length" else (name, value) for name, value in headers
+        ] + [GZIP_ENCODING, VARY]
+        return cls(valid_for, rendered, neighbours, headers, packed, packed_headers)
+
+    @property
+    def size(self) -> int:
+        """The bytes this entry holds."""
+        return len(self.rendered.body) + len(self.gzipped or b"")
 
 
 class PageCache:
@@ -121,14 +142,14 @@ class PageCache:
         """Keep ``rendered`` for ``key``; the least recently used go when over a bound."""
         old = self._entries.pop(key, None)
         if old is not None:
-            self._bytes -= len(old.rendered.body)
-        self._entries[key] = _Entry(valid_for, rendered, neighbours, rendered.raw_headers())
-        self._bytes += len(rendered.body)
+            self._bytes -= old.size
+        entry = self._entries[key] = _Entry.of(valid_for, rendered, neighbours)
+        self._bytes += entry.size
         while self._entries and (
             len(self._entries) > self.max_entries or self._bytes > self.max_bytes
         ):
             _, dropped = self._entries.popitem(last=False)
-            self._bytes -= len(dropped.rendered.body)
+            self._bytes -= dropped.size
 
 
 def valid_under(changes: Changes, neighbours: bool) -> tuple[int, int]:
@@ -203,14 +224,15 @@ def serve_cached(app: ASGIApp) -> ASGIApp:
         ):
             entry = cache.get_entry(key, await counters_of(state).read())
             if entry is not None:
+                packed = entry.gzipped if accepts_gzip(scope["headers"]) else None
                 start: HTTPResponseStartEvent = {
                     "type": "http.response.start",
                     "status": 200,
-                    "headers": list(entry.raw_headers),
+                    "headers": list(entry.raw_headers if packed is None else entry.gzip_headers),
                 }
                 body: HTTPResponseBodyEvent = {
                     "type": "http.response.body",
-                    "body": entry.rendered.body,
+                    "body": entry.rendered.body if packed is None else packed,
                     "more_body": False,
                 }
                 await send(start)

@@ -1,8 +1,10 @@
-"""Images as the public pages show them: URLs of the original and thumbnail, stored size, alt.
+"""Images as the public pages show them: URLs of the original, thumbnail and renditions,
+stored size, alt.
 
 Every ``<img>`` of the site is built from a ``Picture``: ``width``/``height`` are the stored
-dimensions of the original (0 when unknown: pages then fall back to a 2:3 box), and
-``alt`` names the brand, season and look, as a screen reader user needs it.
+dimensions of the original (0 when unknown: pages then fall back to a 2:3 box),
+``renditions`` the WebP rungs of its ladder a ``srcset`` offers (none until they are made),
+and ``alt`` names the brand, season and look, as a screen reader user needs it.
 """
 
 from __future__ import annotations
@@ -11,10 +13,19 @@ from typing import Any
 
 from msgspec import Struct
 
+from rk.core.api.keys import CONTENT_KEY, rendition_key
 from rk.core.api.storage import Storage
+from rk.server.media import parse_widths
 
 URL_TTL_S = 6 * 3600
 """Lifetime of presigned image URLs (S3 without a public base URL); far beyond page caching."""
+
+
+class Rendition(Struct, frozen=True, kw_only=True):
+    """One WebP rung of an image's rendition ladder: its width (px) and URL."""
+
+    width: int
+    url: str
 
 
 class Picture(Struct, frozen=True, kw_only=True):
@@ -34,6 +45,7 @@ class Picture(Struct, frozen=True, kw_only=True):
     alt: str
     look: int | None = None
     model_name: str = ""
+    renditions: list[Rendition] = []
 
 
 def label(role: str, position: int) -> str:
@@ -51,6 +63,20 @@ def alt_text(
     what = label(role, position) + (f" of look {look}" if look is not None else "")
     parts = [brand or title, season if brand else "", what]
     return ", ".join(part for part in parts if part)
+
+
+async def renditions_of(storage: Storage, row: dict[str, Any]) -> list[Rendition]:
+    """The rungs an image row's ``rendition_widths`` (its original's recorded ladder) lists,
+    narrowest first."""
+    match = CONTENT_KEY.match(str(row["key"]))
+    if match is None:
+        return []
+    return [
+        Rendition(
+            width=width, url=await storage.url_for(rendition_key(width, match.group(2)), URL_TTL_S)
+        )
+        for width in parse_widths(row.get("rendition_widths"))
+    ]
 
 
 async def picture(
@@ -73,6 +99,7 @@ async def picture(
         alt=alt_text(brand, season, title, role, position, look),
         look=look,
         model_name=str(row.get("model_name") or "") if role == "look" else "",
+        renditions=await renditions_of(storage, row),
     )
 
 

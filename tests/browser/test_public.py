@@ -12,15 +12,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from rk.core.api.lookups import open_storage
-from rk.core.api.plugins import new_plugin_manager
-from rk.core.api.storage import StorageContext
-from rk.server.platform.db.engine import close, connect
-from tests.browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
+from tests.browser.archive_site import archive_backend
+from tests.browser.conftest import PHONE, horizontal_overflow, screenshot
 from tests.integration.public.archive import Archive, seed
-from tests.integration.public.vectors import embed_archive, wait_placed
 from tests.integration.spider.procs import Backend
-from tests.models.samples import TINY_CLIP
 
 SS25 = "Spring 2025 Ready-to-Wear"
 SWIPE = """([from, to]) => {
@@ -37,27 +32,8 @@ SWIPE = """([from, to]) => {
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Archive]]:
     """``rk serve-backend`` with the tiny CLIP, the test archive seeded and embedded."""
-    root = tmp_path_factory.mktemp("public") / "backend"
-    dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
-    backend = Backend(root, dsn, vision={"model": str(TINY_CLIP)}).start()
-
-    async def fill() -> Archive:
-        engine = await connect(dsn)
-        try:
-            pm = new_plugin_manager()
-            media = f"file://{root / 'data' / 'media'}"
-            storage = open_storage(media, StorageContext(backend_url=backend.url), pm)
-            archive = await seed(storage)
-            await embed_archive(archive, pm)
-            await wait_placed()
-            return archive
-        finally:
-            await close(engine)
-
-    try:
-        yield backend, run_async(fill)
-    finally:
-        backend.stop()
+    with archive_backend(tmp_path_factory.mktemp("public") / "backend", seed) as served:
+        yield served
 
 
 def test_a_visitor_browses_filters_steps_and_searches(

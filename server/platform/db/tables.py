@@ -80,6 +80,19 @@ class Image(Table, tablename="images"):
     model_name = Varchar(length=200, default="")
 
 
+class ImageRendition(Table, tablename="image_renditions"):
+    """The rendition ladder stored for one original (migration 0064), shared by every image of
+    it: the ``widths`` of its WebP rungs ``r/<width>/<sha1>.webp`` (``360,560,640``; ``""``: no
+    rung fits), made at ``made_at``. Unique ``key`` (the original's content key).
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    key = Varchar(length=64, unique=True)
+    widths = Varchar(length=64, default="")
+    made_at = BigInt(default=0)
+
+
 class ImageEmbedding(Table, tablename="image_embeddings"):
     """One image's vector for one model: float32 little-endian bytes. Unique (image_id, model).
 
@@ -363,6 +376,7 @@ ALL_TABLES: list[type[Table]] = [
     Brand,
     Article,
     Image,
+    ImageRendition,
     ImageEmbedding,
     ImageEmbeddingFailure,
     ImageNeighbor,

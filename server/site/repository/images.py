@@ -10,9 +10,11 @@ from rk.server.site.show_filters import ShowFilters
 
 IMAGE_COLUMNS = (
     "i.id, i.article_id, i.role, i.position, i.key, i.thumb_key, i.width, i.height,"
-    " i.look_number, i.model_name"
+    " i.look_number, i.model_name,"
+    " (SELECT r.widths FROM image_renditions r WHERE r.key = i.key) AS rendition_widths"
 )
-"""The image columns ``picture`` reads (alias ``i``)."""
+"""The image columns ``picture`` reads (alias ``i``), with the widths of its original's
+rendition ladder (NULL: none made yet)."""
 SHOW_ORDER = "i.role DESC, i.position, i.id"
 """A show's images as its page shows them: looks first, then details, each by position."""
 

@@ -102,8 +102,9 @@ async def add_show(
     deleted: bool = False,
     designer: str = "",
     author: str = "",
+    size: tuple[int, int] = (WIDTH, HEIGHT),
 ) -> int:
-    """One show with ``looks`` looks and ``details`` details; its article id."""
+    """One show with ``looks`` looks and ``details`` details, photos ``size`` px; its id."""
     brand_id = 0
     if brand:
         if brand not in archive.brands:
@@ -138,7 +139,7 @@ async def add_show(
     slots = [("look", n) for n in range(1, looks + 1)]
     slots += [("detail", n) for n in range(1, details + 1)]
     for i, (role, position) in enumerate(slots):
-        data = photo(seed * 1000 + i)
+        data = photo(seed * 1000 + i, *size)
         image_id = await add_image(storage, article_id, role, position, data, kind)
         archive.pictures[image_id] = data
         ids.append(image_id)
