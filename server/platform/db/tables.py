@@ -81,7 +81,7 @@ class Image(Table, tablename="images"):
 
 
 class ImageRendition(Table, tablename="image_renditions"):
-    """The rendition ladder stored for one original (migration 0064), shared by every image of
+    """The rendition ladder stored for one original (migration 0068), shared by every image of
     it: the ``widths`` of its WebP rungs ``r/<width>/<sha1>.webp`` (``360,560,640``; ``""``: no
     rung fits), made at ``made_at``. Unique ``key`` (the original's content key).
     """

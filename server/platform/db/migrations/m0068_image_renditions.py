@@ -1,4 +1,4 @@
-"""0064: the rendition ladder stored for each original (issue 29): ``image_renditions``.
+"""0068: the rendition ladder stored for each original (issue 29): ``image_renditions``.
 
 One row per original (``key``, unique: its content key ``runway|street/<sha1>.jpg``): the
 widths of the WebP rungs stored for it (``r/<width>/<sha1>.webp``), comma-separated,
