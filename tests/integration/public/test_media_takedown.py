@@ -73,7 +73,8 @@ async def test_a_takedown_holds_even_for_a_cached_copy(site: Backend) -> None:
     await account("mo", "moderator")
     await sign_in(site.client, "mo")
     page = f"/admin/articles/{article}"
-    rejected = await post_form(site.client, page, f"{page}/reject", {"expected": "published"})
+    form = {"expected": "published", "reason": "images"}  # a rejection says why
+    rejected = await post_form(site.client, page, f"{page}/reject", form)
     assert rejected.status_code == 303
     site.client.cookies.clear()
     assert_withheld(await site.client.get(f"/media/{key}"))
@@ -134,7 +135,8 @@ async def test_taking_a_published_article_down_calls_the_purge_hook(
 
     async def decide(article: int, action: str, expected: str) -> None:
         page = f"/admin/articles/{article}"
-        answer = await post_form(site.client, page, f"{page}/{action}", {"expected": expected})
+        form = {"expected": expected, "reason": "duplicate"}  # a rejection says why
+        answer = await post_form(site.client, page, f"{page}/{action}", form)
         assert answer.status_code == 303, answer.text[:300]
 
     await decide(waiting, "reject", "pending")
