@@ -22,8 +22,10 @@ MINIMUM_SIZE = 500
 """Answers smaller than this go out as they are: the encoding would save next to nothing."""
 GZIP_LEVEL = 6
 """zlib's default: level 9 saved 0.1 % of a page's bytes for up to twice the time."""
-ALREADY_COMPRESSED = [r"^/media/", r"^/admin/media/", r"\.woff2$"]
-"""Paths whose bodies are compressed formats already: images and web fonts."""
+ALREADY_COMPRESSED = [r"^/media/", r"^/admin/media/", r"\.woff2$", r"^/admin/internal/"]
+"""Paths left as they are: bodies in compressed formats already (images, web fonts), and the
+spiders' signed internal API, machine-to-machine JSON on the operator's own network where
+encoding would spend backend CPU on every claim and batch for next to no transfer saved."""
 VARY = (b"vary", b"Accept-Encoding")
 GZIP_ENCODING = (b"content-encoding", b"gzip")
 CONFIG = CompressionConfig(
@@ -32,7 +34,8 @@ CONFIG = CompressionConfig(
     gzip_compress_level=GZIP_LEVEL,
     exclude=ALREADY_COMPRESSED,
 )
-"""The app's compression: gzip for every client that accepts it, but images and fonts."""
+"""The app's compression: gzip for every client that accepts it, but images, fonts and the
+internal API."""
 
 
 def gzipped(body: bytes) -> bytes | None:
