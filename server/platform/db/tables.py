@@ -423,3 +423,25 @@ class ImageColour(Table, tablename="image_colours"):
 
 
 ALL_TABLES.append(ImageColour)
+
+
+class ImageTag(Table, tablename="image_tags"):
+    """One zero-shot tag of an image (migration 0070): ``state`` auto | confirmed | removed.
+
+    ``score`` is NULL for a tag a moderator added; ``model`` and ``vocabulary`` (a digest)
+    say what computed an ``auto`` row. Indexes: unique ``image_tags_image_tag`` (image_id,
+    tag), ``image_tags_tag_state`` (tag, state).
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    image_id = BigInt()
+    tag = Varchar(length=64)
+    score = Real(null=True, default=None)
+    state = Varchar(length=16, default="auto")
+    model = Varchar(length=200, default="")
+    vocabulary = Varchar(length=64, default="")
+    computed_at = BigInt(default=0)
+
+
+ALL_TABLES.append(ImageTag)
