@@ -20,6 +20,8 @@ from rk.server.platform.db.tables_access import (
 )
 from rk.server.platform.db.tables_archive import (
     Article,
+    Board,
+    BoardItem,
     Brand,
     Image,
     ImageColour,
@@ -67,6 +69,8 @@ ALL_TABLES: list[type[Table]] = [
     HostBudget,
     ImageColour,
     ImageTag,
+    Board,
+    BoardItem,
 ]
 
 __all__ = [
@@ -74,6 +78,8 @@ __all__ = [
     "AdminSession",
     "AdminUser",
     "Article",
+    "Board",
+    "BoardItem",
     "Brand",
     "CrawlTask",
     "HostBudget",
