@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post, put
 from litestar.datastructures import State
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, JSONBody, Parameter
 
 from rk.core.api.storage import Storage
 from rk.server.boards import service
@@ -25,7 +25,7 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 ViewToken = Annotated[str, Parameter(description="the board's view token", max_length=64)]
 EditKey = Annotated[
     str | None,
-    Parameter(header="X-Edit-Key", description="the board's edit key", max_length=64),
+    HeaderParameter(name="X-Edit-Key", description="the board's edit key", max_length=64),
 ]
 
 
@@ -44,7 +44,7 @@ class BoardApi(Controller):
 
     @post("/", status_code=201, request_max_body_size=MAX_BODY_BYTES, name="api:board-create")
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: BoardWrite
+        self, request: Request[Any, Any, Any], state: State, data: JSONBody[BoardWrite]
     ) -> Response[BoardCreated]:
         """Share a board: its title and items (published images, with notes) in order; the
         answer holds the view link and the edit link (shown this once)."""
@@ -67,7 +67,7 @@ class BoardApi(Controller):
         request: Request[Any, Any, Any],
         state: State,
         view_token: ViewToken,
-        data: BoardWrite,
+        data: JSONBody[BoardWrite],
         key: EditKey = None,
     ) -> Response[BoardOut]:
         """Replace a board's title and items (rename, notes, reorder, add, remove), with its

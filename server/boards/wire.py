@@ -6,13 +6,20 @@ the operator's ``boards`` settings (they are configurable, so not fixed in the t
 
 from __future__ import annotations
 
-from msgspec import Struct
+from typing import Annotated
+
+from msgspec import Meta, Struct
+
+from rk.core.api.wire import MAX_ID
+
+ImageId = Annotated[int, Meta(ge=1, le=MAX_ID)]
+"""An image's id as the database keeps it (a positive 64-bit integer)."""
 
 
 class BoardItemIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One image to put on a board, with the visitor's note."""
 
-    image_id: int
+    image_id: ImageId
     note: str = ""
 
 

@@ -173,7 +173,9 @@
     countLink(load());
     addSaveButtons();
     var root = document.querySelector("[data-local-board]");
-    if (root) drawLocal(root);
+    if (!root) return;
+    document.querySelectorAll("[data-no-js-note]").forEach(function (note) { note.hidden = true; });
+    drawLocal(root);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
