@@ -5,6 +5,7 @@ context (no localStorage), edit with the edit link only; axe-core on every board
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from rk.server.platform.db.database import Database
 from tests.browser.conftest import DESKTOP, PHONE, horizontal_overflow, screenshot
 from tests.browser.test_accessibility import axe_source, report, violations
 from tests.integration.public.archive import Archive, seed
-from tests.integration.spider.procs import Backend
+from tests.integration.spider.procs import RK, Backend, clean_env
 from tests.support.served import served_archive
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -54,28 +55,30 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     mine = browser.new_context(viewport=DESKTOP)
     page = mine.new_page()
     page.goto(f"{backend.url}/shows/{archive.shows['acne-ss25']}")
-    page.locator(f'[data-save="{looks[1]}"]').click()
-    page.locator(f'[data-save="{looks[0]}"]').click()
+    for look in (looks[1], looks[0], looks[2]):
+        page.locator(f'[data-save="{look}"]').click()
     expect(page.locator(f'[data-save="{looks[0]}"]')).to_have_attribute("aria-pressed", "true")
-    expect(page.locator("[data-board-link]")).to_have_text("Board (2)")
+    expect(page.locator("[data-board-link]")).to_have_text("Board (3)")
+    found = {"show with Save buttons": violations(page, axe_source)}
     page.goto(f"{backend.url}/images/{street}")
     page.locator(".photo__actions [data-save]").click()
-    assert saved_ids(page) == [looks[1], looks[0], street]
+    found["image with Save"] = violations(page, axe_source)
+    assert saved_ids(page) == [looks[1], looks[0], looks[2], street]
 
     page.goto(f"{backend.url}/boards")
     page.get_by_label("Title").fill("Trend story: coats")
     page.get_by_label("Title").dispatch_event("change")
     page.get_by_role("button", name="Move up item 2").click()
-    assert saved_ids(page) == [looks[0], looks[1], street]
-    page.locator("#local-note-2").fill("street reference")
-    page.locator("#local-note-2").dispatch_event("change")
+    assert saved_ids(page) == [looks[0], looks[1], looks[2], street]
+    page.locator("#local-note-3").fill("street reference")
+    page.locator("#local-note-3").dispatch_event("change")
     page.get_by_role("button", name="Share board").click()
     view_link = page.locator("[data-view-link]")
     expect(view_link).to_be_visible()
     view_url, edit_url = view_link.inner_text(), page.locator("[data-edit-link]").inner_text()
     assert re.fullmatch(rf"{backend.url}/boards/[\w-]{{22}}", view_url)
     assert edit_url.startswith(f"{view_url}/edit?key=")
-    assert not violations(page, axe_source), report({"local board": violations(page, axe_source)})
+    found["local board"] = violations(page, axe_source)
     mine.close()
 
     other = browser.new_context(viewport=DESKTOP)
@@ -86,12 +89,10 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     hrefs = visitor.locator(".board-item a.board-item__image").evaluate_all(
         "links => links.map(a => a.getAttribute('href'))"
     )
-    assert hrefs == [f"/images/{looks[0]}", f"/images/{looks[1]}", f"/images/{street}"]
+    assert hrefs == [f"/images/{looks[i]}" for i in (0, 1, 2)] + [f"/images/{street}"]
     expect(visitor.locator(".board-item__note")).to_have_text("street reference")
     expect(visitor.locator("form")).to_have_count(1)  # the header's search, nothing to edit
-    found = {"board": violations(visitor, axe_source)}
-    screenshot(visitor, "board-1280", tmp_path)
-    visitor.screenshot(path=str(SHOTS / "board-1280.png"), full_page=True)
+    found["board"] = violations(visitor, axe_source)
     answer = visitor.goto(f"{view_url}/edit")
     assert answer is not None
     assert answer.status == 403
@@ -102,13 +103,33 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     expect(visitor.locator(".flash")).to_have_text("Title saved.")
     visitor.get_by_role("button", name="Move down item 1").click()
     visitor.get_by_role("button", name="Remove item 3").click()
+    expect(visitor.locator(".flash")).to_have_text("Item removed.")
     found["edit"] = violations(visitor, axe_source)
     visitor.goto(view_url)
     expect(visitor.locator("h1")).to_have_text("Coats, final")
     hrefs = visitor.locator(".board-item a.board-item__image").evaluate_all(
         "links => links.map(a => a.getAttribute('href'))"
     )
-    assert hrefs == [f"/images/{looks[1]}", f"/images/{looks[0]}"]
+    assert hrefs == [f"/images/{looks[1]}", f"/images/{looks[0]}", f"/images/{street}"]
+    rejected = subprocess.run(
+        [
+            *(RK, "articles", "reject", str(archive.shows["street-jan"])),
+            *("--config", str(backend.config), "--data-dir", str(backend.data_dir)),
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=False,
+    )
+    assert rejected.returncode == 0, rejected.stderr
+    visitor.reload()
+    gone = visitor.locator(".board-item--gone")
+    expect(gone).to_have_count(1)
+    expect(gone).to_contain_text("No longer available")
+    expect(gone.locator("img")).to_have_count(0)
+    expect(gone.locator(".board-item__note")).to_have_text("street reference")
+    screenshot(visitor, "board-1280", tmp_path)
+    visitor.screenshot(path=str(SHOTS / "board-1280.png"), full_page=True)
     other.close()
 
     phone = browser.new_context(viewport=PHONE)
@@ -118,6 +139,11 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     found["board, phone"] = violations(small, axe_source)
     small.screenshot(path=str(SHOTS / "board-390.png"), full_page=True)
     phone.close()
+    dark = browser.new_context(viewport=DESKTOP, color_scheme="dark")
+    night = dark.new_page()
+    night.goto(view_url)
+    found["board, dark"] = violations(night, axe_source)
+    dark.close()
     assert not any(found.values()), report(found)
 
 
