@@ -3,7 +3,8 @@
 No chart library and nothing from a CDN: the template writes ``<polyline>``, ``<circle>`` and
 ``<text>`` elements from these numbers, and Jinja escapes every label (season names are
 crawled text). The y axis runs from 0 to a round share above the highest point; with many
-seasons only every few are labelled, so labels never overlap.
+seasons only every few are labelled, so labels never overlap; each season sits in the middle
+of its own slot, so the first label has room.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from msgspec import Struct
 
 from rk.server.trends.service import SeasonShare
 
-WIDTH, HEIGHT = 720, 320
-LEFT, RIGHT, TOP, BOTTOM = 52, 20, 16, 92
+WIDTH, HEIGHT = 960, 360
+LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 96
 STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0)
 """Candidate distances between the y axis's gridlines (shares)."""
 GRIDLINES = 4
 MAX_LABELS = 12
 """Most season names written under the x axis."""
-LABEL_CHARS = 22
+LABEL_CHARS = 18
+WORDS = (("Ready-to-Wear", "RTW"), ("Menswear", "Men"), ("Haute Couture", "Couture"))
+"""Collection words the axis shortens (the table and the tooltips keep the whole name)."""
 
 
 class Tick(Struct, frozen=True, kw_only=True):
@@ -65,7 +68,10 @@ def top_of(highest: float) -> float:
 
 
 def short(name: str) -> str:
-    """A season name cut to ``LABEL_CHARS`` for the axis (the table has it whole)."""
+    """A season name for the axis: collection words shortened (``Fall 2025 RTW``), then cut
+    to ``LABEL_CHARS`` (the table has it whole)."""
+    for word, abbreviation in WORDS:
+        name = name.replace(word, abbreviation)
     return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
 
 
@@ -79,9 +85,7 @@ def chart_of(points: list[SeasonShare]) -> Chart:
         return round(TOP + plot_h * (1 - share / top), 1)
 
     def x_of(i: int) -> float:
-        if len(points) == 1:
-            return LEFT + plot_w / 2
-        return round(LEFT + plot_w * i / (len(points) - 1), 1)
+        return round(LEFT + plot_w * (i + 0.5) / len(points), 1)
 
     dots = [
         ChartPoint(
