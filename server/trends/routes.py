@@ -5,7 +5,8 @@ Answers are computed per request and sent with an ETag and ``Cache-Control: no-c
 retagging moves no public change counter, so the site's page cache could not tell a stale
 answer, while a client's revalidation still costs a 304 when nothing changed. A bad
 parameter is a 400: one JSON line on ``/api`` and the CSV, the page again with the reason
-beside the form.
+beside the form. The counting holds one of the process's trend slots (``slots``): a flood
+waits its turn or gets 503 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from rk.server.trends.service import (
     trend_of,
     trends,
 )
+from rk.server.trends.slots import slots_of
 
 CACHE_CONTROL = "no-cache"
 CSV_TYPE = "text/csv"
@@ -70,10 +72,11 @@ async def csv_answer(request: Request[Any, Any, Any], query: CheckedQuery) -> Re
     """The trend of ``query`` as a CSV download; BadTrend when it follows nothing."""
     if not query.by:
         raise BadTrend("a CSV needs a tag or a colour to follow")
-    order = await season_order()
-    looks = await season_looks(query.scope)
-    compared(query, order, looks)  # the seasons compared must exist, as on the page
-    trend = await trend_of(query, order, looks)
+    async with slots_of(request.app.state).hold():
+        order = await season_order()
+        looks = await season_looks(query.scope)
+        compared(query, order, looks)  # the seasons compared must exist, as on the page
+        trend = await trend_of(query, order, looks)
     if trend is None:
         raise BadTrend("a CSV needs a tag or a colour to follow")
     return Response(
@@ -144,7 +147,8 @@ class TrendsPages(Controller):
         raw = raw_query(tag, colour, designer, city, kind, before, after)
         try:
             query = await checked(raw)
-            found = await trends(query)
+            async with slots_of(request.app.state).hold():
+                found = await trends(query)
         except BadTrend as exc:
             context = page_context(raw, None, None, str(exc))
             context["seasons"] = [season for season, _ in await season_order()]
@@ -198,5 +202,6 @@ class TrendsApi(Controller):
         query = await checked(raw_query(tag, colour, designer, city, kind, before, after))
         if kind_of == "csv":
             return await csv_answer(request, query)
-        rendered = render_json(await trends(query))
+        async with slots_of(request.app.state).hold():
+            rendered = render_json(await trends(query))
         return send(request, rendered, cache_control=CACHE_CONTROL)
