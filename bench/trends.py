@@ -98,9 +98,11 @@ async def main(args: argparse.Namespace) -> None:
         try:
 
             async def answer(**raw: str) -> None:
+                """What the route computes for ``raw`` parameters."""
                 await trends(await checked(TrendQuery(**raw)))
 
             async def floor() -> None:
+                """The floor: one count over every published look."""
                 await rows(f"SELECT COUNT(*) AS n {LOOKS}")
 
             cases: list[tuple[str, Callable[[], Awaitable[Any]]]] = [

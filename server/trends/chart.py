@@ -82,9 +82,11 @@ def chart_of(points: list[SeasonShare]) -> Chart:
     every = max(1, math.ceil(len(points) / MAX_LABELS))
 
     def y_of(share: float) -> float:
+        """The y of ``share`` (0 at the baseline, ``top`` at the plot's top)."""
         return round(TOP + plot_h * (1 - share / top), 1)
 
     def x_of(i: int) -> float:
+        """The x of the ``i``-th season: the middle of its slot."""
         return round(LEFT + plot_w * (i + 0.5) / len(points), 1)
 
     dots = [

@@ -67,6 +67,7 @@ def _text(label: str, value: str | None, longest: int) -> str:
 
 
 def _slug(label: str, value: str | None) -> str:
+    """A season slug parameter, lower-cased ("" when not given); BadTrend when malformed."""
     text = _text(label, value, MAX_TEXT).lower()
     if text and not SLUG.match(text):
         raise BadTrend(f"{label} {text[:60]!r} is not a season slug (see /seasons)")
@@ -74,6 +75,7 @@ def _slug(label: str, value: str | None) -> str:
 
 
 def _colour(value: str) -> str:
+    """The colour name ``value`` stands for; BadTrend for a #hex or an unknown name."""
     name = value.lower()
     if name.startswith("#"):
         raise BadTrend("trends follow a colour name (e.g. oxblood), not a #hex")

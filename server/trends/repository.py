@@ -50,6 +50,7 @@ def _scoped(scope: Scope) -> tuple[str, list[Any]]:
 
 
 def _by_season(found: list[dict[str, Any]]) -> dict[str, int]:
+    """``season, n`` rows as a mapping."""
     return {str(row["season"]): int(row["n"]) for row in found}
 
 

@@ -26,6 +26,7 @@ class TrendsBusy(Unavailable):
     """Every trend slot is taken and the queue is full: retry shortly."""
 
     def __init__(self, message: str) -> None:
+        """The 503 with ``message`` and ``Retry-After``."""
         super().__init__(message)
         self.headers = {"Retry-After": str(RETRY_AFTER_S)}
 
@@ -34,6 +35,7 @@ class TrendSlots:
     """The slots of one process (in ``app.state``, made on first use by ``slots_of``)."""
 
     def __init__(self, slots: int = SLOTS, max_waiting: int = MAX_WAITING) -> None:
+        """``slots`` computations at once, ``max_waiting`` more queued."""
         self.slots = slots
         self.max_waiting = max_waiting
         self.waiting = 0

@@ -31,6 +31,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     backend = Backend(root, dsn).start()
 
     async def fill() -> None:
+        """Seed the archive through the backend's own database file and media folder."""
         engine = await connect(dsn)
         try:
             media = f"file://{root / 'data' / 'media'}"

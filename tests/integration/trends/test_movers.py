@@ -13,10 +13,12 @@ from tests.integration.trends.archive import FW24, FW25, SLUGS, SS25, TrendArchi
 
 
 def listed(moves: list[dict[str, Any]]) -> list[tuple[str, float]]:
+    """``(name, change)`` of each move, in order."""
     return [(m["name"], m["change"]) for m in moves]
 
 
 async def movers(site: Backend, **params: str) -> dict[str, Any]:
+    """The ``movers`` of ``/api/trends`` with ``params`` (200 expected)."""
     answer = await site.client.get("/api/trends", params=params)
     assert answer.status_code == 200, answer.text
     found: dict[str, Any] = answer.json()["movers"]

@@ -13,6 +13,7 @@ from rk.server.trends.service import SeasonShare, Trend
 
 
 def point(i: int, looks: int = 10, matching: int = 1) -> SeasonShare:
+    """Season ``i``'s point: ``matching`` of ``looks`` looks."""
     return SeasonShare(
         season=f"Fall {2000 + i} Ready-to-Wear",
         slug=f"fall-{2000 + i}-ready-to-wear",

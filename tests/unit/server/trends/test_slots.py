@@ -16,6 +16,7 @@ async def test_slots_run_a_bounded_queue_waits_and_the_rest_is_refused() -> None
     entered: list[int] = []
 
     async def compute(n: int) -> None:
+        """Hold a slot until the test lets go."""
         async with slots.hold():
             entered.append(n)
             await release.wait()
