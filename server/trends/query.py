@@ -14,7 +14,7 @@ from typing import Literal
 from msgspec import Struct
 
 from rk.server.colour import named_colours
-from rk.server.platform.http.errors import ApiError
+from rk.server.platform.http.errors import BadRequest
 from rk.server.trends.repository import Scope, brand_named, published_city
 from rk.server.trends.vocabulary import known_tag
 
@@ -26,10 +26,8 @@ MAX_TEXT = 200
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
-class BadTrend(ApiError):
-    """A trends parameter rk cannot use."""
-
-    status_code = 400
+class BadTrend(BadRequest):
+    """A trends parameter rk cannot use (400)."""
 
 
 class TrendQuery(Struct, frozen=True, kw_only=True):

@@ -111,6 +111,11 @@ async def colours_in(
     return await rows(sql, min_share, *seasons, *args) if seasons else []
 
 
+async def tag_in_rows(tag: str) -> bool:
+    """Whether any ``image_tags`` row, in any state, has ``tag``."""
+    return bool(await rows("SELECT 1 AS one FROM image_tags WHERE tag = {} LIMIT 1", tag))
+
+
 async def brand_named(designer: str) -> tuple[int, str] | None:
     """``(id, name)`` of the brand whose uid or name (any case) is ``designer``; else None."""
     found = await rows(

@@ -6,9 +6,9 @@ Until the tag vocabulary file ships (issue 30, zero-shot tags), a tag is known w
 
 from __future__ import annotations
 
-from rk.server.platform.db.sql_rows import rows
+from rk.server.trends.repository import tag_in_rows
 
 
 async def known_tag(tag: str) -> bool:
     """Whether ``tag`` is a tag rk knows (any image row has it)."""
-    return bool(await rows("SELECT 1 AS one FROM image_tags WHERE tag = {} LIMIT 1", tag))
+    return await tag_in_rows(tag)

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from rk.core.api.lookups import open_storage
-from rk.core.api.plugins import new_plugin_manager
-from rk.core.api.storage import StorageContext
-from rk.server.platform.db.engine import close, connect
-from tests.browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage
+from rk.server.platform.db.database import Database
+from tests.browser.conftest import PHONE, horizontal_overflow, screenshot
 from tests.browser.test_accessibility import axe_source, violations
 from tests.integration.spider.procs import Backend
 from tests.integration.trends.archive import FW25, SS25, seed_trends
+from tests.support.served import served_archive
 
 __all__ = ["axe_source"]
 
@@ -26,27 +26,14 @@ __all__ = ["axe_source"]
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
     """``rk serve-backend`` (no model) with the known trends archive."""
+
+    async def fill(storage: Storage, _pm: RkPluginManager, _db: Database) -> None:
+        """Seed the known trends archive into the backend's database and storage."""
+        await seed_trends(storage)
+
     root = tmp_path_factory.mktemp("trends") / "backend"
-    dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
-    backend = Backend(root, dsn).start()
-
-    async def fill() -> None:
-        """Seed the archive through the backend's own database file and media folder."""
-        engine = await connect(dsn)
-        try:
-            media = f"file://{root / 'data' / 'media'}"
-            storage = open_storage(
-                media, StorageContext(backend_url=backend.url), new_plugin_manager()
-            )
-            await seed_trends(storage)
-        finally:
-            await close(engine)
-
-    try:
-        run_async(fill)
+    with served_archive(root, fill) as (backend, _):
         yield backend
-    finally:
-        backend.stop()
 
 
 def test_a_visitor_follows_a_tag_and_a_riser(
