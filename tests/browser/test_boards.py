@@ -60,6 +60,7 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     expect(page.locator(f'[data-save="{looks[0]}"]')).to_have_attribute("aria-pressed", "true")
     expect(page.locator("[data-board-link]")).to_have_text("Board (3)")
     found = {"show with Save buttons": violations(page, axe_source)}
+    screenshot(page, "board-saving-1280", tmp_path)
     page.goto(f"{backend.url}/images/{street}")
     page.locator(".photo__actions [data-save]").click()
     found["image with Save"] = violations(page, axe_source)
@@ -79,6 +80,7 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     assert re.fullmatch(rf"{backend.url}/boards/[\w-]{{22}}", view_url)
     assert edit_url.startswith(f"{view_url}/edit?key=")
     found["local board"] = violations(page, axe_source)
+    screenshot(page, "board-local-1280", tmp_path)
     mine.close()
 
     other = browser.new_context(viewport=DESKTOP)
@@ -105,6 +107,7 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     visitor.get_by_role("button", name="Remove item 3").click()
     expect(visitor.locator(".flash")).to_have_text("Item removed.")
     found["edit"] = violations(visitor, axe_source)
+    screenshot(visitor, "board-edit-1280", tmp_path)
     visitor.goto(view_url)
     expect(visitor.locator("h1")).to_have_text("Coats, final")
     hrefs = visitor.locator(".board-item a.board-item__image").evaluate_all(

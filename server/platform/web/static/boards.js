@@ -150,7 +150,7 @@
     root.hidden = false;
     var field = el("div", { "class": "field" });
     field.appendChild(el("label", { "for": "local-title" }, "Title"));
-    var title = el("input", { id: "local-title", maxlength: "200" });
+    var title = el("input", { type: "text", id: "local-title", maxlength: "200" });
     title.value = board.title || "";
     title.addEventListener("change", function () { var b = load(); b.title = title.value; store(b); });
     field.appendChild(title);
