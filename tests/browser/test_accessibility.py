@@ -111,6 +111,7 @@ def public_paths(archive: Archive, colour: str) -> dict[str, str]:
         "image": f"/images/{image}",
         "cite": f"/images/{image}/cite",
         "cite a show": f"/shows/{show}/cite",
+        "contact sheet": "/contact-sheet",
         "detail": f"/images/{archive.images['acne-ss25'][-1]}",
         "search": "/search?q=coat",
         "more like this": f"/search?like={image}",
