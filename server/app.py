@@ -56,6 +56,7 @@ from rk.server.platform.signing.secrets import resolve_secrets
 from rk.server.platform.web.templating import template_config
 from rk.server.routes import all_routes
 from rk.server.similarity import PhotoGate, embedding_lifespan
+from rk.server.tags import tags_lifespan
 from rk.server.site import openapi_config
 
 log = logging.getLogger("rk.server")
@@ -187,7 +188,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         exception_handlers=exception_handlers(),
         middleware=[request_context, body_deadline],
         before_send=[state.security_headers],
-        lifespan=[lifespan, embedding_lifespan],
+        lifespan=[lifespan, embedding_lifespan, tags_lifespan],
         state=state,
         template_config=template_config(),
         compression_config=COMPRESSION,
