@@ -56,8 +56,8 @@ from rk.server.platform.signing.secrets import resolve_secrets
 from rk.server.platform.web.templating import template_config
 from rk.server.routes import all_routes
 from rk.server.similarity import PhotoGate, embedding_lifespan
-from rk.server.tags import tags_lifespan
 from rk.server.site import openapi_config
+from rk.server.tags import tags_lifespan
 
 log = logging.getLogger("rk.server")
 PROBE_KEY = f"runway/{'0' * 40}.jpg"

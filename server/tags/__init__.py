@@ -28,7 +28,7 @@ from rk.server.tags.decisions import (
 )
 from rk.server.tags.lifespan import tags_lifespan
 from rk.server.tags.repository import SHOWN as SHOWN_STATES
-from rk.server.tags.runtime import TagRuntime, load_tags, tags_of
+from rk.server.tags.runtime import TagRuntime, load_tags, shipped_vocabulary, tags_of
 from rk.server.tags.scoring import Scored, TagVectors, applied_tags, tag_vectors
 from rk.server.tags.shown import ImageTag, TagAudit, published_tags, review_tags, tag_audit
 from rk.server.tags.tagging import MAX_BATCH, TagProgress, tag_pending
@@ -57,6 +57,7 @@ __all__ = [
     "load_vocabulary",
     "published_tags",
     "review_tags",
+    "shipped_vocabulary",
     "tag_audit",
     "tag_pending",
     "tag_vectors",
