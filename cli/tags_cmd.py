@@ -8,6 +8,7 @@ import typer
 
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
 from rk.cli.db_session import run_with_database
+from rk.core.api.errors import RkError
 
 if TYPE_CHECKING:
     from rk.server.platform.db.database import Database
@@ -23,7 +24,10 @@ def check_command(config: ConfigOption = None, data_dir: DataDirOption = None) -
     from rk.server.tags import load_vocabulary
 
     settings = settings_from(config, data_dir)
-    vocabulary = load_vocabulary(settings.tags.vocabulary_extra)
+    try:
+        vocabulary = load_vocabulary(settings.tags.vocabulary_extra)
+    except RkError as exc:
+        fail(str(exc))
     groups = ", ".join(f"{name} {len(tags)}" for name, tags in vocabulary.groups.items())
     typer.echo(f"vocabulary: {len(vocabulary.tags)} tags ({groups}); digest {vocabulary.digest}")
 
@@ -50,7 +54,7 @@ def backfill_command(
     import msgspec
 
     from rk.core.api.lookups import get_embedder
-    from rk.server.tags import MAX_BATCH, load_tags, tag_pending
+    from rk.server.tags import MAX_BATCH, load_tags, load_vocabulary, tag_pending
 
     if not 1 <= batch <= MAX_BATCH:
         fail(f"--batch must be between 1 and {MAX_BATCH}, not {batch}")
@@ -59,13 +63,14 @@ def backfill_command(
     settings = settings_from(config, data_dir)
     if not settings.vision.model:
         fail("vision.model is not set: tags are computed with the model's text tower")
-    embedder = get_embedder(settings.vision.embedder)(msgspec.to_builtins(settings.vision))
-    if not embedder.has_text:
-        fail(f"model {embedder.model_id} has no text tower: it cannot compute tags")
-    runtime = asyncio.run(load_tags(settings, embedder))
-    vectors = runtime.vectors
+    try:
+        load_vocabulary(settings.tags.vocabulary_extra)
+        embedder = get_embedder(settings.vision.embedder)(msgspec.to_builtins(settings.vision))
+        vectors = asyncio.run(load_tags(settings, embedder)).vectors
+    except RkError as exc:
+        fail(str(exc))
     if vectors is None:
-        fail(f"model {embedder.model_id} computed no tag vectors")
+        fail(f"model {embedder.model_id} has no text tower: it cannot compute tags")
 
     def report(progress: TagProgress) -> None:
         typer.echo(progress.line())

@@ -89,3 +89,29 @@ async def tags_by_image(states: tuple[str, ...] = ("auto", "confirmed")) -> dict
     ):
         found.setdefault(int(row["image_id"]), set()).add(str(row["tag"]))
     return found
+
+
+async def seed_vectors(embedder: ClipEmbedder, key: str) -> dict[int, set[str]]:
+    """A published article of one look per concept picture, with its vector stored as the
+    embedding API stores one (no storage, no backend); ``{image_id: expected tags}``."""
+    from rk.server.platform.db.tables import ImageEmbedding
+    from rk.server.similarity.embeddings import vector_bytes
+    from tests.integration.embeddings.seed import article, image
+
+    article_id = await article(key)
+    pictures = [concept_picture(colour, pattern) for colour, pattern in EXPECTED]
+    result = embedder.embed_images(pictures)
+    found: dict[int, set[str]] = {}
+    for position, (vector, tags) in enumerate(
+        zip(result.vectors, EXPECTED.values(), strict=True), start=1
+    ):
+        image_id = await image(article_id, position)
+        await ImageEmbedding(
+            image_id=image_id,
+            model=embedder.model_id,
+            kind="runway",
+            dim=embedder.dim,
+            vector=vector_bytes(vector),
+        ).save()
+        found[image_id] = tags
+    return found
