@@ -20,7 +20,8 @@ async def seed(console: Backend) -> tuple[int, list[int]]:
     article = await add_show(console.storage, Archive(), "tagged", status="pending", looks=3)
     rows = await Image.select(Image.id).where(Image.article_id == article).order_by(Image.id)
     ids = [int(row["id"]) for row in rows]
-    for image_id, tags in zip(ids, [("dress", 0.31), ("coat", 0.29), ("plaid", 0.27)]):
+    seeded = [("dress", 0.31), ("coat", 0.29), ("plaid", 0.27)]
+    for image_id, tags in zip(ids, seeded, strict=True):
         await ImageTag(image_id=image_id, tag=tags[0], score=tags[1], model="m").save()
     await ImageTag(image_id=ids[0], tag="floral", score=0.24, model="m").save()
     return article, ids

@@ -90,5 +90,6 @@ def test_check_and_bad_input_are_one_line_and_exit_2(
         result = rk(sqlite_dsn, tmp_path, "tags", *args, **env)
         assert result.exit_code == 2, (args, result.stdout)
         lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: "), lines
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("error: "), lines
         assert message in lines[0], lines
