@@ -93,3 +93,15 @@ def test_check_and_bad_input_are_one_line_and_exit_2(
         assert len(lines) == 1, lines
         assert lines[0].startswith("error: "), lines
         assert message in lines[0], lines
+
+
+def test_the_backend_refuses_to_start_with_a_bad_vocabulary(
+    sqlite_dsn: str, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,group,threshold,margin,prompts\nsilk,material,2,0,silk\n")
+    result = rk(sqlite_dsn, tmp_path, "serve-backend", RK_TAGS_VOCABULARY_EXTRA=str(bad))
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: {bad} line 2: threshold '2' is not between -1 and 1"
+    ]
