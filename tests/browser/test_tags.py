@@ -63,9 +63,7 @@ def tagged_show(console: Console) -> int:
     console.write(
         "INSERT INTO image_tags (image_id, tag, score, state, model, vocabulary, computed_at)"
         " VALUES (?, ?, ?, ?, 'clip-vit-b32', 'v', 0)",
-        [
-            (ids[look], tag, score, "auto") for look, tag, score in TAGS
-        ]
+        [(ids[look], tag, score, "auto") for look, tag, score in TAGS]
         + [(ids[2], "shearling", None, "confirmed")],
     )
     return article
