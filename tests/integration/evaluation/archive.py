@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage
 from rk.core.api.wire import EmbeddingSubmit, EmbeddingVector
 from rk.plugins.clip_embed.embedder import ClipEmbedder
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.tables import Image
 from rk.server.similarity.embeddings import ModelInfo, submit
 from tests.integration.embeddings.seed import article, image
 from tests.support.colour_models import COLOURS, flat_picture
@@ -44,10 +47,11 @@ async def embed_into(model_dir: Path, pictures: dict[int, bytes], pm: RkPluginMa
 
 
 async def colour_archive(
-    dsn: str, model_dirs: list[Path], pm: RkPluginManager
+    dsn: str, model_dirs: list[Path], pm: RkPluginManager, storage: Storage | None = None
 ) -> dict[str, list[int]]:
     """Published looks of each colour plus an unpublished article of red ones, every image
-    embedded by each model; the published image ids by colour (``unpublished`` too)."""
+    embedded by each model; the published image ids by colour (``unpublished`` too).
+    With ``storage``, each picture is stored there under its content key, as ingest does."""
     await migrate(dsn)
     db = await connect(dsn)
     try:
@@ -64,6 +68,13 @@ async def colour_archive(
             image_id = await image(hidden, position)
             by_colour["unpublished"].append(image_id)
             pictures[image_id] = flat_picture("red", 100 + position)
+        if storage is not None:
+            for image_id, data in pictures.items():
+                sha1 = hashlib.sha1(data).hexdigest()
+                await Image.update(
+                    {Image.key: f"runway/{sha1}.jpg", Image.sha1: sha1, Image.size: len(data)}
+                ).where(Image.id == image_id)
+                await storage.put(f"runway/{sha1}.jpg", data)
         for model_dir in model_dirs:
             await embed_into(model_dir, pictures, pm)
         return by_colour
