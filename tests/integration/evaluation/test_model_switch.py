@@ -35,17 +35,19 @@ ROUND = re.compile(r"remaining (\d+)\)")
 
 
 class Balancer:
-    """A client that spreads searches over the backends in rotation and keeps every answer."""
+    """A client that spreads searches over the backends in rotation and keeps every answer,
+    with the phase of the switch it was sent in."""
 
     def __init__(self) -> None:
         self.rotation: list[str] = []
-        self.answers: list[tuple[str, int, str, list[int]]] = []
+        self.phase = "start"
+        self.answers: list[tuple[str, str, int, str, list[int]]] = []
         self.failures: list[str] = []
         self._turn = 0
 
     async def search(self, client: httpx.AsyncClient, q: str = "red") -> None:
-        """One search on the next backend in rotation; its (url, status, model, ids) kept."""
-        url = self.rotation[self._turn % len(self.rotation)]
+        """One search on the next backend in rotation; (phase, url, status, model, ids) kept."""
+        phase, url = self.phase, self.rotation[self._turn % len(self.rotation)]
         self._turn += 1
         try:
             answer = await client.get(f"{url}/api/search", params={"q": q, "k": 5})
@@ -54,7 +56,7 @@ class Balancer:
             return
         body = answer.json()
         ids = [item["image_id"] for item in body.get("items", [])]
-        self.answers.append((url, answer.status_code, str(body.get("model")), ids))
+        self.answers.append((phase, url, answer.status_code, str(body.get("model")), ids))
 
     async def run(self, stop: asyncio.Event) -> None:
         """Search until ``stop`` is set."""
@@ -130,21 +132,20 @@ async def test_backfill_beside_the_serving_model_then_switch_one_backend_at_a_ti
     try:
         await eventually(lambda: _answered(balancer, 1), "a first answer from backend one")
         # B is filled beside A: the second backend takes the worker's vectors, A serves
-        served_before_backfill = len(balancer.answers)
+        balancer.phase = "backfill"
         remaining = await backfill(tmp_path, second, model_b)
         assert remaining[0] == 20  # 25 images, 5 a round
         assert remaining[-1] == 0
-        served_during_backfill = len(balancer.answers)
         # the switch: B's backend joins the rotation; A's is drained, restarted on B, back
-        balancer.rotation = [first.url, second.url]
-        await eventually(lambda: _answered(balancer, served_during_backfill + 4), "answers")
-        balancer.rotation = [second.url]
-        first.stop()
+        balancer.phase, balancer.rotation = "rolling", [first.url, second.url]
+        await eventually(lambda: _answered(balancer, 4, "rolling"), "answers from both")
+        balancer.phase, balancer.rotation = "draining", [second.url]
+        await asyncio.to_thread(first.stop)
+        await eventually(lambda: _answered(balancer, 3, "draining"), "answers while one is down")
         switch_to(first, model_b)
-        first.start()
-        balancer.rotation = [first.url, second.url]
-        switched = len(balancer.answers)
-        await eventually(lambda: _answered(balancer, switched + 6), "answers after the switch")
+        await asyncio.to_thread(first.start)
+        balancer.phase, balancer.rotation = "switched", [first.url, second.url]
+        await eventually(lambda: _answered(balancer, 6, "switched"), "answers after the switch")
         # B's similar looks were placed beside A's by the backend that took B's vectors
         red = ids["red"][0]
         similar = await eventually(
@@ -156,21 +157,28 @@ async def test_backfill_beside_the_serving_model_then_switch_one_backend_at_a_ti
         first.stop()
         second.stop()
     assert balancer.failures == []
-    assert {status for _, status, _, _ in balancer.answers} == {200}
-    before = balancer.answers[:served_during_backfill]
-    after = balancer.answers[switched:]
-    assert len(before) > served_before_backfill  # A answered while B was being filled
-    assert {(url, model) for url, _, model, _ in before} == {(first.url, "rk-test/colours-muddled")}
-    assert all(set(found) == set(ids["orange"]) for _, _, _, found in before)
-    assert {model for _, _, model, _ in after} == {"rk-test/colours-sharp"}
-    assert {url for url, _, _, _ in after} == {first.url, second.url}
-    assert all(set(found) == set(ids["red"]) for _, _, _, found in after)
+    assert {status for _, _, status, _, _ in balancer.answers} == {200}
+    phases = {phase for phase, *_ in balancer.answers}
+    assert phases == {"start", "backfill", "rolling", "draining", "switched"}
+    for phase, url, _, model, found in balancer.answers:
+        if phase in ("start", "backfill"):  # A served, alone, while B was being filled
+            assert (url, model) == (first.url, "rk-test/colours-muddled")
+            assert set(found) == set(ids["orange"])  # A's mistake: orange looks for "red"
+        if phase == "switched":
+            assert model == "rk-test/colours-sharp", url
+            assert set(found) == set(ids["red"])
+    assert {url for phase, url, *_ in balancer.answers if phase == "switched"} == {
+        first.url,
+        second.url,
+    }
     assert similar == set(ids["red"]) - {red}
 
 
-async def _answered(balancer: Balancer, count: int) -> bool:
-    """Whether the balancer has ``count`` answers (or a failure, which ends the wait)."""
-    return len(balancer.answers) >= count or bool(balancer.failures)
+async def _answered(balancer: Balancer, count: int, phase: str | None = None) -> bool:
+    """Whether the balancer has ``count`` answers (of requests sent in ``phase``), or a
+    failure, which ends the wait."""
+    sent = [answer for answer in balancer.answers if phase in (None, answer[0])]
+    return len(sent) >= count or bool(balancer.failures)
 
 
 async def _similar(url: str, image_id: int) -> set[int] | None:
