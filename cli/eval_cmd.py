@@ -55,8 +55,18 @@ def load_embedders(settings: Settings, models: list[str]) -> dict[str, Embedder]
             embedder = get_embedder(settings.vision.embedder)(options)
         except RkError as exc:
             fail(str(exc))
-        loaded.setdefault(embedder.model_id, embedder)
+        if embedder.model_id in loaded:  # the same model twice (vision.model and --model)
+            close_embedder(embedder)
+        else:
+            loaded[embedder.model_id] = embedder
     return loaded
+
+
+def close_embedder(embedder: Embedder) -> None:
+    """Release the embedder's threads, when it has any."""
+    close = getattr(embedder, "close", None)
+    if callable(close):
+        close()
 
 
 def embed_queries(embedder: Embedder, labels: list[Label]) -> list[list[float]]:
@@ -134,9 +144,7 @@ def eval_command(
         )
     finally:
         for embedder in embedders.values():
-            close = getattr(embedder, "close", None)
-            if callable(close):
-                close()
+            close_embedder(embedder)
     if as_json:
         body: dict[str, Any] = {"k": list(ks), "queries": len(labels), "spaces": scores}
         typer.echo(msgspec.json.encode(body).decode())
