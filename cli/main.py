@@ -19,6 +19,7 @@ from rk.cli import (
     doctor_cmd,
     embed_cmd,
     eval_cmd,
+    export_cmd,
     plugins_cmd,
     serve_cmd,
     spider_cmd,
@@ -77,6 +78,7 @@ doctor_cmd.register(app)
 storage_cmd.register(app)
 colours_cmd.register(app)
 eval_cmd.register(app)
+export_cmd.register(app)
 
 
 def run() -> None:

@@ -10,12 +10,14 @@ moment ago is left out and the next best takes its place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
+from rk.server.platform.db.sql_rows import scored_rows
 from rk.server.platform.http.errors import NotFound
 from rk.server.similarity.neighbours import normalised
 from rk.server.similarity.repository.search import (
@@ -26,6 +28,7 @@ from rk.server.similarity.repository.search import (
 from rk.server.similarity.vectors.model_index import ModelIndex
 
 URL_TTL_S = 3600
+"""How long a hit's URL stays valid: a search page is read within the hour."""
 
 
 class ImageHit(Struct, frozen=True, kw_only=True):
@@ -40,14 +43,18 @@ class ImageHit(Struct, frozen=True, kw_only=True):
     url: str
 
 
+async def hit_url(storage: Storage, row: Mapping[str, Any]) -> str:
+    """A URL of an image row's thumbnail (its original without one), for ``URL_TTL_S``."""
+    return await storage.url_for(str(row["thumb_key"] or row["key"]), URL_TTL_S)
+
+
 async def _published(scored: list[tuple[int, float]]) -> list[tuple[dict[str, Any], float]]:
     """The image rows and scores of those ``(image_id, score)`` pairs that are published,
     in the given order."""
     if not scored:
         return []
     rows = await published_images([image_id for image_id, _ in scored])
-    by_id = {int(row["id"]): row for row in rows}
-    return [(by_id[image_id], score) for image_id, score in scored if image_id in by_id]
+    return scored_rows(scored, {int(row["id"]): row for row in rows})
 
 
 async def _hits(storage: Storage, scored: list[tuple[int, float]]) -> list[ImageHit]:
@@ -64,7 +71,7 @@ async def _hit(storage: Storage, row: dict[str, Any], score: float) -> ImageHit:
         role=str(row["role"]),
         position=int(row["position"]),
         score=round(float(score), 6),
-        url=await storage.url_for(row["thumb_key"] or row["key"], URL_TTL_S),
+        url=await hit_url(storage, row),
     )
 
 
