@@ -18,6 +18,7 @@ from rk.cli import (
     db_cmd,
     doctor_cmd,
     embed_cmd,
+    eval_cmd,
     export_cmd,
     plugins_cmd,
     serve_cmd,
@@ -78,6 +79,7 @@ doctor_cmd.register(app)
 storage_cmd.register(app)
 colours_cmd.register(app)
 tags_cmd.register(app)
+eval_cmd.register(app)
 export_cmd.register(app)
 
 
