@@ -8,14 +8,16 @@ sheet's (A4 or Letter). At most ``MAX_ITEMS`` images; only published ones.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.params import Parameter
 from litestar.response import Stream
+from msgspec import Struct
 
 from rk.core.api.storage import Storage
 from rk.server.deps import public_storage_dependency
@@ -63,10 +65,9 @@ async def _listing(filter_query: FilterQuery) -> tuple[list[int], str]:
     return ids, " · ".join(named) or "Every published show"
 
 
-async def _search(
-    state: State, storage: Storage, q: str | None, like: str | None, colour: str | None
-) -> tuple[list[int], str]:
+async def _search(state: State, storage: Storage, wanted: SearchQuery) -> tuple[list[int], str]:
     """The images a search finds, best first, and a title naming the search."""
+    q, like, colour = wanted.q, wanted.like, wanted.colour
     embedder = runtime_of(state).embedder
     index = index_of(state, embedder.model_id) if embedder is not None else None
     if colour:
@@ -113,12 +114,47 @@ def _sheet(
     return html(request, "public/contact_sheet.html", context, cache_control=CACHE)
 
 
+class SearchQuery(Struct, frozen=True, kw_only=True):
+    """The search an export repeats, as ``/search`` takes it."""
+
+    q: Query = None
+    like: Like = None
+    colour: Colour = None
+
+
+Found = Callable[[], Awaitable[tuple[list[int], str]]]
+"""Finds the images to export, in order, and the export's title (called once checked)."""
+
+
+async def _zip_of(
+    request: Request[Any, Any, Any], storage: Storage, found: Found, rendition: str
+) -> Stream:
+    """``found``'s images at ``rendition`` as a ZIP (the size checked first)."""
+    _checked(rendition, "a4")
+    ids, title = await found()
+    items = await export_items(storage, ids, rendition, _base(request))
+    return _zip(storage, items, title, str(request.url))
+
+
+async def _sheet_of(
+    request: Request[Any, Any, Any], storage: Storage, found: Found, paper: str
+) -> Response[bytes]:
+    """``found``'s images as a contact sheet on ``paper`` (checked first)."""
+    _checked("640", paper)
+    ids, title = await found()
+    return _sheet(request, await export_items(storage, ids, "360", _base(request)), title, paper)
+
+
 class ExportPages(Controller):
     """ZIPs and contact sheets of listings and searches."""
 
     include_in_schema = False
     tags = ("public",)
-    dependencies = {**QUERIES, **public_storage_dependency()}
+    dependencies = {
+        **QUERIES,
+        **public_storage_dependency(),
+        "search_query": Provide(SearchQuery, sync_to_thread=False),
+    }
 
     @get("/export.zip", name="public:export-listing")
     async def listing_zip(
@@ -129,10 +165,7 @@ class ExportPages(Controller):
         rendition: Rendition = "640",
     ) -> Stream:
         """The listed shows' images (newest first) as a ZIP with their credits."""
-        _checked(rendition, "a4")
-        ids, title = await _listing(filter_query)
-        items = await export_items(storage, ids, rendition, _base(request))
-        return _zip(storage, items, title, str(request.url))
+        return await _zip_of(request, storage, lambda: _listing(filter_query), rendition)
 
     @get("/contact-sheet", name="public:sheet-listing")
     async def listing_sheet(
@@ -143,11 +176,7 @@ class ExportPages(Controller):
         paper: Paper = "a4",
     ) -> Response[bytes]:
         """The listed shows' images as a printable contact sheet."""
-        _checked("640", paper)
-        ids, title = await _listing(filter_query)
-        return _sheet(
-            request, await export_items(storage, ids, "360", _base(request)), title, paper
-        )
+        return await _sheet_of(request, storage, lambda: _listing(filter_query), paper)
 
     @get("/search/export.zip", name="public:export-search")
     async def search_zip(
@@ -155,16 +184,13 @@ class ExportPages(Controller):
         request: Request[Any, Any, Any],
         state: State,
         storage: NamedDependency[Storage],
-        q: Query = None,
-        like: Like = None,
-        colour: Colour = None,
+        search_query: NamedDependency[SearchQuery],
         rendition: Rendition = "640",
     ) -> Stream:
         """A search's results as a ZIP with their credits."""
-        _checked(rendition, "a4")
-        ids, title = await _search(state, storage, q, like, colour)
-        items = await export_items(storage, ids, rendition, _base(request))
-        return _zip(storage, items, title, str(request.url))
+        return await _zip_of(
+            request, storage, lambda: _search(state, storage, search_query), rendition
+        )
 
     @get("/search/contact-sheet", name="public:sheet-search")
     async def search_sheet(
@@ -172,14 +198,10 @@ class ExportPages(Controller):
         request: Request[Any, Any, Any],
         state: State,
         storage: NamedDependency[Storage],
-        q: Query = None,
-        like: Like = None,
-        colour: Colour = None,
+        search_query: NamedDependency[SearchQuery],
         paper: Paper = "a4",
     ) -> Response[bytes]:
         """A search's results as a printable contact sheet."""
-        _checked("640", paper)
-        ids, title = await _search(state, storage, q, like, colour)
-        return _sheet(
-            request, await export_items(storage, ids, "360", _base(request)), title, paper
+        return await _sheet_of(
+            request, storage, lambda: _search(state, storage, search_query), paper
         )
