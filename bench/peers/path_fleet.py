@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from bench.job_queue import proc_cpu_s
+from tests.integration.spider.photos import PhotoSite
 from tests.support.net import free_port, wait_for_port
 from tests.system.fleet import Fleet, RkProc
 from tests.system.pgcluster import PgCluster
@@ -42,12 +43,22 @@ def bench_truth(shows: int, looks: int, details: int) -> GroundTruth:
     )
 
 
+class RunwaySite(FaultySite):
+    """The system test's site with no fault, answering a narrower ``w_N,c_limit`` transform
+    with a real smaller rendition, as an image CDN does (the system site answers every
+    rendition with the original's bytes, which would make the spider fetch twice)."""
+
+    def photo(self, path: str) -> bytes:
+        """The photo, or its rendition when the path asks for a narrower one."""
+        return PhotoSite.photo(self, path)
+
+
 @dataclass
 class Parts:
     """The started parts of one size and the pids whose CPU is counted, by role."""
 
     fleet: Fleet
-    site: FaultySite
+    site: RunwaySite
     cluster: PgCluster
     metrics: dict[str, int] = field(default_factory=dict)
     """Each worker's ``--metrics-port``, by process name."""
@@ -108,7 +119,7 @@ def queue_crawls(fleet: Fleet, truth: GroundTruth) -> None:
 async def started(root: Path, truth: GroundTruth, photo: tuple[int, int]) -> AsyncIterator[Parts]:
     """Site, PostgreSQL and backend up and every brand added; no worker started, no crawl
     queued. Everything is stopped and removed on exit."""
-    site = FaultySite(truth)
+    site = RunwaySite(truth)
     site.photo_size = photo
     site.start()
     cluster = PgCluster(free_port())

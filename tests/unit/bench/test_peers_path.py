@@ -31,6 +31,7 @@ def test_the_truth_has_one_show_per_brand_and_every_photo_served() -> None:
     assert not truth.slow
 
 
+@pytest.mark.timeout(900)  # a dozen rk processes start; on a loaded machine that is slow
 async def test_every_image_goes_the_whole_path_and_the_tables_parse(tmp_path: Path) -> None:
     table = await path.run(tmp_path, [1, 2], looks=2, details=1, photo=TINY)
 
