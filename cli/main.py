@@ -24,6 +24,7 @@ from rk.cli import (
     spider_cmd,
     spider_embed,
     storage_cmd,
+    tags_cmd,
     vectors_cmd,
     vision_cmd,
 )
@@ -76,6 +77,7 @@ vectors_cmd.register(app)
 doctor_cmd.register(app)
 storage_cmd.register(app)
 colours_cmd.register(app)
+tags_cmd.register(app)
 export_cmd.register(app)
 
 
