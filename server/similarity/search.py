@@ -14,6 +14,7 @@ import numpy as np
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
+from rk.core.api.vector_indexes import Scope
 from rk.server.platform.http.errors import NotFound
 from rk.server.similarity.neighbours import normalised
 from rk.server.similarity.repository.search import (
@@ -75,13 +76,19 @@ async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[I
 
 
 async def by_vector(
-    vector: list[float], k: int, storage: Storage, index: ModelIndex, kind: str | None = None
+    vector: list[float],
+    k: int,
+    storage: Storage,
+    index: ModelIndex,
+    kind: str | None = None,
+    within: Scope | None = None,
 ) -> list[ImageHit]:
-    """The ``k`` published images most similar to ``vector`` (cosine), best first."""
+    """The ``k`` published images most similar to ``vector`` (cosine), best first; of
+    ``within``'s articles only, when given."""
     query = normalised(np.asarray([vector], dtype=np.float32))[0]
     want = k
     while True:
-        scored = await index.search(query, want, kind)
+        scored = await index.search(query, want, kind, within)
         hits = await _hits(storage, scored)
         if len(hits) >= k or len(scored) < want:
             return hits[:k]
