@@ -9,7 +9,13 @@ from rk.server.similarity.embedding_routes import EmbeddingsController, runtime_
 from rk.server.similarity.photo_gate import PhotoGate, Refused
 from rk.server.similarity.photo_reduce import BadPicture, PictureTooLarge, check_photo, reduce_photo
 from rk.server.similarity.repository.vector_copies import PUBLISHED
-from rk.server.similarity.scoped import SCOPES, EmptyScope, similar_within
+from rk.server.similarity.scoped import (
+    SCOPES,
+    EmptyScope,
+    available_scopes,
+    check_scope,
+    similar_within,
+)
 from rk.server.similarity.search import ImageHit, by_vector, similar
 from rk.server.similarity.vectors.model_index import ModelIndex
 from rk.server.similarity.vectors.pg_clock import hold_vector_clock
@@ -25,8 +31,10 @@ __all__ = [
     "PhotoGate",
     "PictureTooLarge",
     "Refused",
+    "available_scopes",
     "by_vector",
     "check_photo",
+    "check_scope",
     "embedding_lifespan",
     "hold_vector_clock",
     "reduce_photo",

@@ -21,10 +21,11 @@ import numpy as np
 
 from rk.core.api.storage import Storage
 from rk.core.api.vector_indexes import Scope
-from rk.server.platform.http.errors import NotFound
+from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.similarity.repository.scopes import (
     published_image_facts,
     scope_article_ids,
+    scope_has_articles,
     stored_vector,
 )
 from rk.server.similarity.search import ImageHit, by_vector, similar
@@ -42,6 +43,28 @@ EMPTY = {
 
 class EmptyScope(NotFound):
     """The image is published but its scope holds no other published image."""
+
+
+class BadScope(ApiError):
+    """``scope`` names no scope."""
+
+    status_code = 400
+
+
+def check_scope(name: str) -> str:
+    """``name`` when it is a scope; BadScope otherwise."""
+    if name not in SCOPES:
+        raise BadScope("scope must be one of " + ", ".join(SCOPES))
+    return name
+
+
+async def available_scopes(image_id: int) -> set[str]:
+    """The scopes of a published image that hold a published article (``all`` always);
+    empty when the image is not published."""
+    facts = await published_image_facts(image_id)
+    if facts is None:
+        return set()
+    return {"all"} | {name for name in EMPTY if await scope_has_articles(name, facts)}
 
 
 async def scope_of(image_id: int, name: str) -> Scope | None:

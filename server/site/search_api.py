@@ -25,17 +25,17 @@ from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address
 from rk.server.similarity import (
-    SCOPES,
     ImageHit,
     ModelIndex,
     PhotoGate,
     by_vector,
+    check_scope,
     runtime_of,
     similar,
     similar_within,
 )
 from rk.server.site.colours.search import colour_search
-from rk.server.site.params import Brand, City, Colour, FilterQuery, Season, Year
+from rk.server.site.params import Brand, City, Colour, FilterQuery, Season, SimilarScope, Year
 from rk.server.site.search import (
     MAX_QUERY_CHARS,
     MAX_UPLOAD_BYTES,
@@ -46,9 +46,6 @@ from rk.server.site.search import (
 KParam = Annotated[int, Parameter(description="How many images (1-100)", ge=1, le=100)]
 PhotoParam = Annotated[
     str | None, Parameter(description="With colour: a kept search photo (its SHA-1)")
-]
-ScopeParam = Annotated[
-    str, Parameter(description="season, designer, street or all (docs/similar-scopes.md)")
 ]
 KindParam = Annotated[
     str | None,
@@ -103,17 +100,16 @@ class SearchController(Controller):
         state: State,
         storage: NamedDependency[Storage],
         k: KParam = 20,
-        scope: ScopeParam = "all",
+        scope_name: SimilarScope = "all",
     ) -> SimilarImages:
         """The published images most like a published one, best first: its stored
         neighbours (``all``), or the nearest within a scope (docs/similar-scopes.md)."""
-        if scope not in SCOPES:
-            raise BadQuery("scope must be one of " + ", ".join(SCOPES))
+        check_scope(scope_name)
         model = runtime_of(state).model.model_id
-        if scope == "all":
+        if scope_name == "all":
             items = await similar(image_id, model, k, storage)
         else:
-            items = await similar_within(image_id, scope, k, storage, index_of(state, model))
+            items = await similar_within(image_id, scope_name, k, storage, index_of(state, model))
         return SimilarImages(image_id=image_id, model=model, items=items)
 
     @get("/search", summary="Text-to-image search, and search by colour")

@@ -44,6 +44,15 @@ async def scope_article_ids(name: str, facts: dict[str, Any]) -> list[int]:
     return [int(row["id"]) for row in found]
 
 
+async def scope_has_articles(name: str, facts: dict[str, Any]) -> bool:
+    """Whether scope ``name`` of the image holds any published, live article."""
+    found = await rows(
+        f"SELECT a.id FROM articles a WHERE {LIVE} AND {SCOPE_WHERE[name]} LIMIT 1",
+        *scope_arguments(name, facts),
+    )
+    return bool(found)
+
+
 async def stored_vector(image_id: int, model: str) -> tuple[str, bytes] | None:
     """The image's stored (kind, little-endian float32 vector) of ``model``; None if none."""
     found = await rows(
