@@ -9,6 +9,9 @@ against numpy's exact top-20 of the scope's published vectors is at least 0.95.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import cast
+
 import numpy as np
 import pytest
 
@@ -19,6 +22,8 @@ from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.sql_rows import rows
 from rk.server.similarity.embeddings import vector_bytes
+from rk.server.similarity.vectors.exact import ExactIndex
+from rk.server.similarity.vectors.model_index import ModelIndex, takes_scope
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
 from tests.integration.vectors.conftest import Setup
 from tests.integration.vectors.helpers import DIM, MODEL, clustered
@@ -143,4 +148,34 @@ async def test_each_pgvector_plan_equals_brute_force(
         assert index.version >= (0, 5)
     finally:
         await index.close()
+        await close(engine)
+
+
+class LegacyIndex:
+    """A plugin's index written before scopes: its ``search`` takes no ``within``."""
+
+    def __init__(self, settings: VectorSettings) -> None:
+        self.inner = ExactIndex(settings)
+
+    async def search(
+        self, model: str, query: np.ndarray, k: int, kind: str | None = None
+    ) -> list[tuple[int, float]]:
+        return await self.inner.search(model, query, k, kind)
+
+
+async def test_an_index_without_scopes_is_over_fetched_and_filtered(tmp_path: Path) -> None:
+    dsn = f"sqlite:///{tmp_path / 'rk.sqlite3'}"
+    await migrate(dsn)
+    engine = await connect(dsn)
+    try:
+        vectors = await seed_archive(np.random.default_rng(34))
+        legacy = ModelIndex(cast(VectorIndex, LegacyIndex(VectorSettings())), MODEL)
+        assert not takes_scope(legacy.index)
+        assert takes_scope(ExactIndex(VectorSettings()))
+        rng = np.random.default_rng(35)
+        scope, members = scope_of(rng, SELECTIVITY["10%"])
+        for query in vectors[rng.choice(members, 3) - 1]:
+            got = [i for i, _ in await legacy.search(query, K, "runway", within=scope)]
+            assert got == brute(vectors, members, query, K)
+    finally:
         await close(engine)
