@@ -24,6 +24,7 @@ from rk.core.api.vector_indexes import Scope
 from rk.server.platform.http.errors import ApiError, NotFound
 from rk.server.similarity.repository.scopes import (
     published_image_facts,
+    scope_arguments,
     scope_article_ids,
     scope_has_articles,
     stored_vector,
@@ -67,8 +68,9 @@ async def available_scopes(image_id: int) -> set[str]:
     return {"all"} | {name for name in EMPTY if await scope_has_articles(name, facts)}
 
 
-async def scope_of(image_id: int, name: str) -> Scope | None:
-    """The ``Scope`` ``name`` of a published image (None for ``all``).
+async def scope_of(image_id: int, name: str) -> tuple[Scope, str] | None:
+    """The ``Scope`` ``name`` of a published image and the kind of its images (None for
+    ``all``).
 
     Raises:
         NotFound: no such published image.
@@ -82,7 +84,8 @@ async def scope_of(image_id: int, name: str) -> Scope | None:
     articles = await scope_article_ids(name, facts)
     if not articles:
         raise EmptyScope(f"image {image_id}: {EMPTY[name]}")
-    return Scope(articles=np.asarray(articles, dtype=np.int64), name=name)
+    kind = str(scope_arguments(name, facts)[0])
+    return Scope(articles=np.asarray(articles, dtype=np.int64), name=name), kind
 
 
 async def similar_within(
@@ -94,12 +97,12 @@ async def similar_within(
         NotFound: no such published image.
         EmptyScope: the scope holds no published image.
     """
-    within = await scope_of(image_id, name)
-    if within is None:
+    scoped = await scope_of(image_id, name)
+    if scoped is None:
         return await similar(image_id, index.model, k, storage)
+    within, kind = scoped
     stored = await stored_vector(image_id, index.model)
     if stored is None:
         return []
-    _, vector = stored
-    query = np.frombuffer(vector, dtype="<f4").astype(np.float32)
-    return await by_vector(query.tolist(), k, storage, index, within=within)
+    query = np.frombuffer(stored, dtype="<f4").astype(np.float32)
+    return await by_vector(query.tolist(), k, storage, index, kind, within)

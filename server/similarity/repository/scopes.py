@@ -16,7 +16,8 @@ SCOPE_WHERE = {
 
 
 def scope_arguments(name: str, facts: dict[str, Any]) -> list[object]:
-    """The values ``SCOPE_WHERE[name]`` takes for the image whose ``facts`` these are."""
+    """The values ``SCOPE_WHERE[name]`` takes for the image whose ``facts`` these are; the
+    first is always the kind of the scope's articles."""
     kind = str(facts["kind"])
     if name == "season":
         return [kind, str(facts["season"]), int(facts["article_id"])]
@@ -53,14 +54,14 @@ async def scope_has_articles(name: str, facts: dict[str, Any]) -> bool:
     return bool(found)
 
 
-async def stored_vector(image_id: int, model: str) -> tuple[str, bytes] | None:
-    """The image's stored (kind, little-endian float32 vector) of ``model``; None if none."""
+async def stored_vector(image_id: int, model: str) -> bytes | None:
+    """The image's stored vector of ``model`` (little-endian float32); None if none."""
     found = await rows(
-        "SELECT kind, vector FROM image_embeddings WHERE image_id = {} AND model = {}",
+        "SELECT vector FROM image_embeddings WHERE image_id = {} AND model = {}",
         image_id,
         model,
     )
-    return (str(found[0]["kind"]), bytes(found[0]["vector"])) if found else None
+    return bytes(found[0]["vector"]) if found else None
 
 
 async def articles_of_images(image_ids: list[int]) -> dict[int, int]:
