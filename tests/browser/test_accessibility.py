@@ -121,6 +121,8 @@ def public_paths(archive: Archive, colour: str) -> dict[str, str]:
         "all seasons": "/?all=season",
         "show": f"/shows/{show}",
         "image": f"/images/{image}",
+        "cite": f"/images/{image}/cite",
+        "cite a show": f"/shows/{show}/cite",
         "detail": f"/images/{archive.images['acne-ss25'][-1]}",
         "image, similar from this season": f"/images/{image}?scope=season",
         "street photo, an empty scope": f"/images/{archive.images['street-jan'][0]}?scope=season",
