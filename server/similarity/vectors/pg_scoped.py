@@ -151,5 +151,5 @@ async def scoped_top(
             ef = min(MAX_EF_SEARCH, ef * 2)
     if len(hits) >= want:
         return hits, plan
-    log.info("vectors: %s scope %r gave %d of %d; exact scan", plan, within.name, len(hits), want)
+    log.debug("vectors: %s scope %r gave %d of %d; exact scan", plan, within.name, len(hits), want)
     return await exact_scan(space, query, k, within), f"{plan}+exact"
