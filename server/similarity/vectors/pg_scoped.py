@@ -13,7 +13,7 @@ small share (a 1% scope: about 1 in 100 candidates passes). The plan, per query:
    ``hnsw.max_scan_tuples``), re-sorted here (``relaxed_order`` may return rows slightly
    out of order);
 4. else over-fetch: ``ef_search`` candidates filtered in the same statement, ``ef_search``
-   doubled until ``k`` pass or pgvector's bound (1,000) is reached;
+   doubled until ``OVERFETCH_MARGIN``·k pass or pgvector's bound (1,000) is reached;
 5. a plan that still comes back short ends in the exact scan, so ``k`` always come back
    when ``k`` exist; the work is then bounded by the scope's size.
 """
@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 MAX_EF_SEARCH = 1000
 ITERATIVE_SCAN = (0, 8, 0)
 """pgvector's first version with ``hnsw.iterative_scan``."""
+OVERFETCH_MARGIN = 3
+"""Over-fetch widens until this many times ``k`` candidates pass the filter: the scope's
+true top-``k`` then sit well inside the candidates, not at their less exact tail."""
 MAX_SCAN_TUPLES = 100_000
 """``hnsw.max_scan_tuples`` of an iterative scan: how far it may walk the graph."""
 
@@ -89,8 +92,8 @@ async def exact_scan(space: Space, query: np.ndarray, k: int, within: Scope) -> 
 async def filtered_scan(
     space: Space, query: np.ndarray, k: int, within: Scope, ef: int, iterative: bool
 ) -> tuple[Scored, int]:
-    """The scope's best among an HNSW scan's candidates, and how many candidates the scan
-    was asked for: ``ef`` filtered after it, or (``iterative``) as many as it takes."""
+    """The scope's best ``k`` among an HNSW scan's candidates (``ef`` filtered after it, or,
+    ``iterative``, as many as it takes), and how many candidates passed the filter."""
     db = pg_database()
     vector = np.asarray(query, dtype=np.float32).tolist()
     async with db.transaction() as tx:
@@ -119,7 +122,7 @@ async def filtered_scan(
                 ef,
             )
     scored = sorted((float(row["d"]), int(row["image_id"])) for row in found)
-    return [(image_id, 1.0 - d) for d, image_id in scored[:k]], ef
+    return [(image_id, 1.0 - d) for d, image_id in scored[:k]], len(scored)
 
 
 async def scoped_top(
@@ -145,8 +148,8 @@ async def scoped_top(
         plan = "over-fetch"
         ef = min(MAX_EF_SEARCH, max(settings.ef_search, 4 * k))
         while True:
-            hits, ef = await filtered_scan(space, query, k, within, ef, False)
-            if len(hits) >= want or ef >= MAX_EF_SEARCH:
+            hits, passed = await filtered_scan(space, query, k, within, ef, False)
+            if passed >= OVERFETCH_MARGIN * want or ef >= MAX_EF_SEARCH:
                 break
             ef = min(MAX_EF_SEARCH, ef * 2)
     if len(hits) >= want:

@@ -1,10 +1,12 @@
 """Scoped search against brute force, on every built-in index (exact on SQLite and
 PostgreSQL, pgvector on PostgreSQL 16 + pgvector) and through each pgvector plan.
 
-10,000 vectors in articles of 10 images, every tenth article pending. Scopes of 0.1 %, 1 %
-and 10 % of the published vectors (each with a pending article inside, whose images must
-never come back): every answer holds exactly ``min(k, |scope|)`` images and recall@20
-against numpy's exact top-20 of the scope's published vectors is at least 0.95.
+10,000 vectors around 100 centres (``bench.vector_data``'s N/100) in articles of 10 images,
+every tenth article pending. Scopes of 0.1 %, 1 % and 10 % of the published vectors (each
+with a pending article inside, whose images must never come back): every answer holds
+exactly ``min(k, |scope|)`` images and recall@20 against numpy's exact top-20 of the
+scope's published vectors is at least 0.95. (Around 8 very tight centres, HNSW's own recall
+made the forced over-fetch plan's 10 % figure vary from 0.70 to 1.0 between builds.)
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ QUERIES = 6
 async def seed_archive(rng: np.random.Generator) -> np.ndarray:
     """ARTICLES articles (every tenth pending) of PER_ARTICLE images with vectors, inserted
     in bulk with explicit ids (image ``i`` is row ``i - 1``); the vectors."""
-    vectors = clustered(rng, COUNT)
+    vectors = clustered(rng, COUNT, centres=COUNT // 100)  # bench.vector_data's shape
     for lo in range(0, ARTICLES, 500):
         values = [
             (a, f"s-{a}", "pending" if a % 10 == 0 else "published")
@@ -101,7 +103,8 @@ async def check_scopes(index: VectorIndex, vectors: np.ndarray, seed: int) -> di
         scope, members = scope_of(rng, published)
         near = vectors[rng.choice(members, QUERIES // 2) - 1]  # queries inside the scope
         found = []
-        for query in np.concatenate([near, clustered(rng, QUERIES - len(near))]):
+        others = clustered(rng, QUERIES - len(near), centres=COUNT // 100)
+        for query in np.concatenate([near, others]):
             got = [i for i, _ in await index.search(MODEL, query, K, "runway", within=scope)]
             want = brute(vectors, members, query, K)
             assert len(got) == min(K, len(members)), label
@@ -133,7 +136,10 @@ async def test_scoped_search_equals_brute_force_at_every_selectivity(setup: Setu
     ids=["exact-scan", "over-fetch"],
 )
 async def test_each_pgvector_plan_equals_brute_force(
-    pgvector_dsn: str, plugin_manager: RkPluginManager, settings: VectorSettings, plans: set[str]
+    pgvector_dsn: str,
+    plugin_manager: RkPluginManager,
+    settings: VectorSettings,
+    plans: set[str],
 ) -> None:
     await migrate(pgvector_dsn)
     engine = await connect(pgvector_dsn)
