@@ -16,7 +16,7 @@ from rk.server.similarity.scoped import (
     check_scope,
     similar_within,
 )
-from rk.server.similarity.search import ImageHit, by_vector, similar
+from rk.server.similarity.search import ImageHit, by_vector, hit_url, similar
 from rk.server.similarity.vectors.model_index import ModelIndex
 from rk.server.similarity.vectors.pg_clock import hold_vector_clock
 
@@ -36,6 +36,7 @@ __all__ = [
     "check_photo",
     "check_scope",
     "embedding_lifespan",
+    "hit_url",
     "hold_vector_clock",
     "reduce_photo",
     "runtime_of",

@@ -5,17 +5,21 @@ twin call the same view (``views``) and differ only in rendering. The views call
 services (``shows``, ``show``, ``image``, ``brands``, ``facets``, ``seasons/``, ``search``,
 ``photo_search``, ``colours/`` for search by colour, …), whose SQL lives in
 ``repository/``. ``http_cache`` gives every answer its ETag, Last-Modified and
-Cache-Control; ``schema_page`` is the offline ``/schema``.
+Cache-Control; ``schema_page`` is the offline ``/schema``. ``dated_seasons`` is the site's
+one order of seasons and ``send``/``render_html``/``render_json`` its way of answering, for
+other slices (trends) to follow.
 """
 
 from __future__ import annotations
 
 from litestar.types import ControllerRouterHandler
 
+from rk.server.site.http_cache import render_html, render_json, send
 from rk.server.site.pictures import Picture, picture
 from rk.server.site.repository.images import IMAGE_COLUMNS
 from rk.server.site.schema_page import openapi_config
 from rk.server.site.search_api import SearchController
+from rk.server.site.seasons.index import Dated, dated_seasons
 
 
 def public_routes() -> list[ControllerRouterHandler]:
@@ -30,8 +34,13 @@ def public_routes() -> list[ControllerRouterHandler]:
 
 __all__ = [
     "IMAGE_COLUMNS",
+    "Dated",
     "Picture",
     "SearchController",
+    "dated_seasons",
     "openapi_config",
     "picture",
+    "render_html",
+    "render_json",
+    "send",
 ]
