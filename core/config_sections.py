@@ -144,6 +144,11 @@ class VectorSettings(Section):
     ef_search: int = 100
     reindex_batch: int = 2000
     build_memory_mb: int = 0
+    scope_exact_rows: Annotated[int, Meta(ge=0)] = 20_000
+    """pgvector: a scoped search whose scope has at most this many images scans them
+    exactly (no HNSW); larger scopes use an iterative or over-fetching HNSW scan."""
+    iterative_scan: bool = True
+    """pgvector 0.8+: use iterative index scans for large scopes (false: over-fetch)."""
 
 
 CONTACT_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")

@@ -17,6 +17,7 @@ import numpy as np
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
+from rk.core.api.vector_indexes import Scope
 from rk.server.platform.db.sql_rows import scored_rows
 from rk.server.platform.http.errors import NotFound
 from rk.server.similarity.neighbours import normalised
@@ -87,13 +88,18 @@ async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[I
 
 
 async def published_matches(
-    vector: list[float], k: int, index: ModelIndex, kind: str | None = None
+    vector: list[float],
+    k: int,
+    index: ModelIndex,
+    kind: str | None = None,
+    within: Scope | None = None,
 ) -> list[tuple[dict[str, Any], float]]:
-    """The rows and cosines of the ``k`` published images most similar to ``vector``."""
+    """The rows and cosines of the ``k`` published images most similar to ``vector`` (of
+    ``within``'s articles only, when given)."""
     query = normalised(np.asarray([vector], dtype=np.float32))[0]
     want = k
     while True:
-        scored = await index.search(query, want, kind)
+        scored = await index.search(query, want, kind, within)
         found = await _published(scored)
         if len(found) >= k or len(scored) < want:
             return found[:k]
@@ -101,8 +107,14 @@ async def published_matches(
 
 
 async def by_vector(
-    vector: list[float], k: int, storage: Storage, index: ModelIndex, kind: str | None = None
+    vector: list[float],
+    k: int,
+    storage: Storage,
+    index: ModelIndex,
+    kind: str | None = None,
+    within: Scope | None = None,
 ) -> list[ImageHit]:
-    """The ``k`` published images most similar to ``vector`` (cosine), best first."""
-    matches = await published_matches(vector, k, index, kind)
+    """The ``k`` published images most similar to ``vector`` (cosine), best first; of
+    ``within``'s articles only, when given."""
+    matches = await published_matches(vector, k, index, kind, within)
     return [await _hit(storage, row, score) for row, score in matches]

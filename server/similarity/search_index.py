@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from piccolo.engine.base import Engine
 
+from rk.core.api.vector_indexes import Scope
 from rk.server.platform.db.sql_rows import engine
 from rk.server.similarity.neighbour_lists import decode
 from rk.server.similarity.neighbours import Floats
@@ -120,23 +121,27 @@ class SearchIndex:
         return sum(shard.nbytes() for shard in self.shards.values())
 
     async def search(
-        self, query: Floats, k: int, kind: str | None = None
+        self, query: Floats, k: int, kind: str | None = None, within: Scope | None = None
     ) -> list[tuple[int, float]]:
-        """The ``k`` best published images for a unit ``query``, as (image id, cosine)."""
+        """The ``k`` best published images for a unit ``query``, as (image id, cosine); with
+        ``within``, of its articles only (rows masked inside the scan)."""
         await self.refresh()
-        parts: list[Part] = [
-            part
+        shards = [
+            shard
             for (shard_kind, dim), shard in self.shards.items()
             if dim == len(query) and kind in (None, shard_kind)
-            for part in shard.view()
         ]
+        parts: list[Part] = [part for shard in shards for part in shard.view()]
+        masks = None
+        if within is not None:
+            masks = [mask for shard in shards for mask in shard.masks(within.articles)]
         if sum(len(ids) for _, ids in parts) <= INLINE_ROWS:
-            return top_k(parts, query, k)
+            return top_k(parts, query, k, masks)
         loop = asyncio.get_running_loop()
 
         def read() -> list[tuple[int, float]]:
             try:
-                return top_k(parts, query, k)
+                return top_k(parts, query, k, masks)
             finally:  # counted down when the thread is done, even if the caller gave up
                 loop.call_soon_threadsafe(self._read_done)
 

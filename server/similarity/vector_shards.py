@@ -17,6 +17,7 @@ it builds new blocks and leaves the old arrays to the views that hold them.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from rk.server.similarity.neighbours import Floats, Ids
 
@@ -25,6 +26,12 @@ BLOCK_BYTES = 256 * 2**20
 
 Part = tuple[Floats, Ids]
 """The filled rows of one block: (vectors, image ids)."""
+Mask = npt.NDArray[np.bool_]
+"""Which rows of a part a scoped search keeps."""
+GATHER_SHARE = 0.25
+"""A part whose mask keeps at most this share of its rows is scored on a copy of just those
+rows (less work than the whole product); above it, the whole part is scored and the rest
+masked out, which copies nothing."""
 
 
 class _Block:
@@ -101,6 +108,10 @@ class Shard:
         """The filled rows, block by block, as views that later changes leave intact."""
         return [(b.vectors[: b.size], b.images[: b.size]) for b in self.blocks if b.size]
 
+    def masks(self, articles: Ids) -> list[Mask]:
+        """Per part of ``view()``, which rows belong to these articles (sorted ids)."""
+        return [np.isin(b.articles[: b.size], articles) for b in self.blocks if b.size]
+
     def append(self, images: Ids, articles: Ids, vectors: Floats) -> None:
         """Add rows at the end (images must not be in the shard already).
 
@@ -168,9 +179,16 @@ class Shard:
         return out
 
 
-def top_k(parts: list[Part], query: Floats, k: int) -> list[tuple[int, float]]:
+def top_k(
+    parts: list[Part], query: Floats, k: int, masks: list[Mask] | None = None
+) -> list[tuple[int, float]]:
     """The ``k`` best rows of ``parts`` for a unit ``query``: (image id, cosine), score
-    descending then image id ascending (the neighbours job's order)."""
+    descending then image id ascending (the neighbours job's order).
+
+    ``masks`` (one per part: which rows count) filter inside the scan, before the top-K
+    partition, so ``min(k, rows kept)`` rows come back at any selectivity.
+    """
+    parts, dense = masked(parts, masks)
     sizes = [len(ids) for _, ids in parts]
     total = sum(sizes)
     if total == 0 or k < 1:
@@ -179,6 +197,11 @@ def top_k(parts: list[Part], query: Floats, k: int) -> list[tuple[int, float]]:
     scores = np.empty(total, dtype=np.float32)
     for (vectors, _), lo, hi in zip(parts, offsets[:-1], offsets[1:], strict=True):
         np.matmul(vectors, query, out=scores[lo:hi])
+    for part, mask in dense.items():
+        scores[offsets[part] : offsets[part + 1]][~mask] = -np.inf
+    k = min(k, total - sum(int((~mask).sum()) for mask in dense.values()))
+    if k < 1:
+        return []
     if k < total:
         kth = scores[np.argpartition(scores, total - k)[total - k]]
         picked = np.flatnonzero(scores >= kth)  # every tie with the k-th, for the id order
@@ -192,3 +215,24 @@ def top_k(parts: list[Part], query: Floats, k: int) -> list[tuple[int, float]]:
     chosen = scores[picked]
     order = np.lexsort((ids, -chosen))[:k]
     return [(int(i), float(s)) for i, s in zip(ids[order], chosen[order], strict=True)]
+
+
+def masked(parts: list[Part], masks: list[Mask] | None) -> tuple[list[Part], dict[int, Mask]]:
+    """``parts`` with their sparsely kept rows gathered (``GATHER_SHARE``), and the masks of
+    the parts kept whole (by position), to apply to their scores."""
+    if masks is None:
+        return parts, {}
+    out: list[Part] = []
+    dense: dict[int, Mask] = {}
+    for (vectors, ids), mask in zip(parts, masks, strict=True):
+        kept = int(mask.sum())
+        if kept == 0:
+            continue
+        if kept <= GATHER_SHARE * len(ids):
+            rows = np.flatnonzero(mask)
+            out.append((vectors[rows], ids[rows]))
+            continue
+        if kept < len(ids):
+            dense[len(out)] = mask
+        out.append((vectors, ids))
+    return out, dense

@@ -18,7 +18,7 @@ from rk.server.site.facets import Facets
 from rk.server.site.http_cache import answer, render_json
 from rk.server.site.image import ImagePage
 from rk.server.site.page_cache import Rendered
-from rk.server.site.pages import PublicController, model_of, storage_of
+from rk.server.site.pages import PublicController, model_index, model_of, storage_of
 from rk.server.site.params import (
     After,
     Before,
@@ -28,6 +28,7 @@ from rk.server.site.params import (
     SeasonSlug,
     ShowId,
     ShowsQuery,
+    SimilarScope,
 )
 from rk.server.site.seasons.index import SeasonIndex
 from rk.server.site.seasons.season import SEASON_PAGE, SeasonPage
@@ -94,12 +95,17 @@ class PublicApi(PublicController):
 
     @get("/images/{image_id:str}", summary="One published image, its show and similar looks")
     async def image(
-        self, request: Request[Any, Any, Any], image_id: ImageId
+        self, request: Request[Any, Any, Any], image_id: ImageId, scope_name: SimilarScope = "all"
     ) -> Response[ImagePage]:
-        """The image, previous/next in its show, and its stored neighbours with scores."""
+        """The image, previous/next in its show, and its similar looks with scores (stored
+        neighbours, or the nearest within ``scope``)."""
 
         async def render() -> Rendered:
-            return render_json(await image_view(storage_of(request), image_id, model_of(request)))
+            model = model_of(request)
+            index = model_index(request, model)
+            return render_json(
+                await image_view(storage_of(request), image_id, model, scope_name, index)
+            )
 
         return await answer(request, render, neighbours=True)
 

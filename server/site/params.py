@@ -60,6 +60,14 @@ Colour = Annotated[
     QueryParameter(description="A colour name (e.g. oxblood, sky blue) or #rrggbb / #rgb"),
 ]
 Like = Annotated[str | None, QueryParameter(description="Looks like this published image (id)")]
+SimilarScope = Annotated[
+    str,
+    QueryParameter(
+        name="scope",
+        description="Similar looks from: season (other shows of this season), designer (the"
+        " designer's other seasons), street (the other kind: runway or street style), all",
+    ),
+]
 ShowId = Annotated[str, PathParameter(description="A published show's id")]
 ImageId = Annotated[str, PathParameter(description="A published image's id")]
 BrandUid = Annotated[str, PathParameter(description="A brand's uid")]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
+from rk.server.similarity import ModelIndex
 from rk.server.site.brands import BrandCount, BrandIndex, brand_by_uid, brand_index
 from rk.server.site.facets import Facets, facets
 from rk.server.site.image import ImagePage, get_image
@@ -77,9 +78,16 @@ async def show_view(storage: Storage, show_id: str) -> Show:
     return await get_show(storage, parse_id(show_id, "show"))
 
 
-async def image_view(storage: Storage, image_id: str, model: str | None) -> ImagePage:
-    """A published image, its place in its show and its similar looks under ``model``."""
-    return await get_image(storage, parse_id(image_id, "image"), model)
+async def image_view(
+    storage: Storage,
+    image_id: str,
+    model: str | None,
+    scope: str = "all",
+    index: ModelIndex | None = None,
+) -> ImagePage:
+    """A published image, its place in its show and its similar looks under ``model``
+    (within ``scope``)."""
+    return await get_image(storage, parse_id(image_id, "image"), model, scope, index)
 
 
 async def seasons_view() -> SeasonIndex:

@@ -113,6 +113,8 @@ def public_paths(archive: Archive, colour: str) -> dict[str, str]:
         "cite a show": f"/shows/{show}/cite",
         "contact sheet": "/contact-sheet",
         "detail": f"/images/{archive.images['acne-ss25'][-1]}",
+        "image, similar from this season": f"/images/{image}?scope=season",
+        "street photo, an empty scope": f"/images/{archive.images['street-jan'][0]}?scope=season",
         "search": "/search?q=coat",
         "more like this": f"/search?like={image}",
         "colour search": f"/search?{urlencode({'colour': colour})}",
