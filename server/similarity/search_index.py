@@ -145,7 +145,8 @@ class SearchIndex:
         if not len(picked):
             return []
         images, vectors, _ = decode(await vectors_of_images(self.model, picked), len(query))
-        return top_k([(vectors, images)], query, k)
+        # in float64, rounded once: equal vectors score equal wherever BLAS places them
+        return top_k([(vectors.astype(np.float64), images)], query.astype(np.float64), k)
 
     async def _in_thread(self, parts: list[CodedPart], query: Floats, k: int) -> Ids:
         """``candidates`` in a thread, so the event loop keeps serving requests."""

@@ -219,7 +219,8 @@ class Shard:
 
 def top_k(parts: list[Part], query: Floats, k: int) -> list[tuple[int, float]]:
     """The ``k`` best rows of ``parts`` for a unit ``query``: (image id, cosine), score
-    descending then image id ascending (the neighbours job's order)."""
+    descending then image id ascending (the neighbours job's order). Scores are float32;
+    float64 rows and query are summed in float64 and rounded once."""
     sizes = [len(ids) for _, ids in parts]
     total = sum(sizes)
     if total == 0 or k < 1:
