@@ -150,7 +150,10 @@ def int8_scores(parts: list[CodedPart], positions: np.ndarray, query: Floats) ->
         here = part_of == part
         rows = positions[here] - offsets[part]
         block = parts[part]
-        scores[here] = (block.bytes[rows].astype(np.float32) @ query) * block.scales[rows]
+        # einsum, not BLAS: a product over 1,000+ rows wakes BLAS threads, which cost
+        # 25+ ms on busy cores where this one-thread loop takes 0.1 ms
+        dots = np.einsum("ij,j->i", block.bytes[rows].astype(np.float32), query)
+        scores[here] = dots * block.scales[rows]
     return ids, scores
 
 
