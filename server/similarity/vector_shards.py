@@ -1,7 +1,9 @@
 """In-memory float32 matrices of unit vectors, and exact top-K by one matrix-vector product.
 
 A ``Shard`` holds the rows of one (model, kind, dim): vectors in blocks of at most
-``BLOCK_BYTES``, each row with its image id and article id. Blocks let rows be appended
+``BLOCK_BYTES``, each row with its image id and article id. A block is a set of
+``Column`` arrays, one per thing a row holds; a subclass may hold other columns
+(``vector_codes.CodeShard``: sign bits and int8 rows for search). Blocks let rows be appended
 without copying the whole matrix, and removed by rewriting only the blocks they sit in.
 They are big because each block is one BLAS call, and on a busy machine every call pays
 for waking BLAS threads: 16,384-row blocks cost 40 % more than one product over the whole
