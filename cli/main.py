@@ -18,6 +18,7 @@ from rk.cli import (
     db_cmd,
     doctor_cmd,
     embed_cmd,
+    export_cmd,
     plugins_cmd,
     serve_cmd,
     spider_cmd,
@@ -75,6 +76,7 @@ vectors_cmd.register(app)
 doctor_cmd.register(app)
 storage_cmd.register(app)
 colours_cmd.register(app)
+export_cmd.register(app)
 
 
 def run() -> None:

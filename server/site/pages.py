@@ -15,6 +15,8 @@ from litestar.di import NamedDependency
 
 from rk.core.api.storage import Storage
 from rk.server.similarity import runtime_of
+from rk.server.site.citing.jsonld import image_jsonld, show_jsonld
+from rk.server.site.citing.routes import base_of
 from rk.server.site.facets import facets
 from rk.server.site.http_cache import answer, render_html
 from rk.server.site.page_cache import Rendered, serve_cached
@@ -144,7 +146,8 @@ class PublicPages(PublicController):
 
         async def render() -> Rendered:
             found = await show_view(storage_of(request), show_id)
-            return render_html(request, "public/show.html", {"show": found}, found.updated_at)
+            context = {"show": found, "jsonld": show_jsonld(found, base_of(request))}
+            return render_html(request, "public/show.html", context, found.updated_at)
 
         return await answer(request, render)
 
@@ -154,6 +157,7 @@ class PublicPages(PublicController):
 
         async def render() -> Rendered:
             found = await image_view(storage_of(request), image_id, model_of(request))
-            return render_html(request, "public/image.html", {"page": found})
+            context = {"page": found, "jsonld": image_jsonld(found, base_of(request))}
+            return render_html(request, "public/image.html", context)
 
         return await answer(request, render, neighbours=True)

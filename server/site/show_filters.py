@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from msgspec import Struct
 
 from rk.core.api.wire import MAX_ID
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import BadRequest, NotFound
 from rk.server.site.params import FilterQuery
 from rk.server.site.repository.brands import published_brand
 from rk.server.site.repository.seasons import published_seasons
@@ -32,10 +32,8 @@ YEAR = re.compile(r"^(19|20|21)\d\d$")
 CURSOR = re.compile(r"^[1-9]\d{0,17}$")
 
 
-class BadFilter(ApiError):
+class BadFilter(BadRequest):
     """A filter value rk cannot use."""
-
-    status_code = 400
 
 
 class ShowFilters(Struct, frozen=True, kw_only=True):
