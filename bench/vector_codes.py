@@ -66,9 +66,13 @@ def rows_for(data: str, size: int, count: int) -> list[str]:
     ms, _ = timed(lambda q: top_k(flat.view(), q, K), queries)
     held = flat.nbytes() / MiB
     out = [f"| {data} | float32 scan (before) | — | 1.000 | 1.000 | {ms:.1f} | {held:,.0f} |"]
+    setting = vector_codes.PRESCAN
     for prescan in PRESCANS:
         vector_codes.PRESCAN = prescan
-        ms, got = timed(lambda q: candidates(codes.coded(), q, K), queries)
+        try:
+            ms, got = timed(lambda q: candidates(codes.coded(), q, K), queries)
+        finally:
+            vector_codes.PRESCAN = setting
         found = [len(w & set(g.tolist())) / K for w, g in zip(want, got, strict=True)]
         out.append(
             f"| {data} | codes, prescan {prescan:,} → {rerank_count(K)} | {prescan:,} |"
