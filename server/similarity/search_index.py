@@ -62,6 +62,7 @@ log = logging.getLogger(__name__)
 _P1, _P2, _P3 = HASH_PRIMES
 _A, _B = HASH_FACTORS
 ARTICLES_PER_QUERY = 500
+"""Ids per ``IN (…)`` list: articles to load, candidates to read back."""
 INLINE_ROWS = 32768
 """Up to this many rows the candidates are picked in the event loop (well under a
 millisecond); above, in a thread, so the loop keeps serving requests."""
@@ -144,7 +145,14 @@ class SearchIndex:
             picked = await self._in_thread(parts, query, k)
         if not len(picked):
             return []
-        images, vectors, _ = decode(await vectors_of_images(self.model, picked), len(query))
+        found = [
+            row
+            for start in range(0, len(picked), ARTICLES_PER_QUERY)
+            for row in await vectors_of_images(
+                self.model, picked[start : start + ARTICLES_PER_QUERY]
+            )
+        ]
+        images, vectors, _ = decode(found, len(query))
         # in float64, rounded once: equal vectors score equal wherever BLAS places them
         return top_k([(vectors.astype(np.float64), images)], query.astype(np.float64), k)
 

@@ -25,18 +25,27 @@ from rk.server.similarity.neighbours import Floats, Ids
 from rk.server.similarity.vector_shards import Column, Shard
 
 PRESCAN = 1000
-"""Rows the sign bits pass on to int8 re-scoring. Measured on 1M × 512 clustered vectors
+"""Rows the sign bits pass on to int8 re-scoring for a top 20 (for more, as many per row
+ranked exactly: 25 each). Measured on 1M × 512 clustered vectors
 (``bench/vector_recall.py``): 250 already gave recall@20 1.0 with a centre, and 1,000
 gave 0.995 with none, so this holds when the centre came from a small first batch."""
 INT8_MAX = 127
 Words = npt.NDArray[np.uint64]
 
 
+MIN_RERANK = 40
+
+
 def rerank_count(k: int) -> int:
     """How many rows, best by int8 score, are ranked exactly for a top ``k``: the int8
     error (~1e-3 of a cosine) reorders only near-equal rows, so twice ``k`` (at least 40)
     covers the true top ``k`` (measured: 32 gave the same recall as 64 for k = 20)."""
-    return max(2 * k, 40)
+    return max(2 * k, MIN_RERANK)
+
+
+def prescan_count(k: int) -> int:
+    """Rows the sign bits pass on for a top ``k``: ``PRESCAN`` per ``MIN_RERANK`` ranked."""
+    return PRESCAN * rerank_count(k) // MIN_RERANK
 
 
 class CodedPart(NamedTuple):
@@ -164,7 +173,7 @@ def candidates(parts: list[CodedPart], query: Floats, k: int) -> Ids:
     if total == 0 or k < 1:
         return np.zeros(0, dtype=np.int64)
     positions = np.arange(total)
-    if total > PRESCAN:
-        positions = nearest(parts, hamming(parts, query), PRESCAN)
+    if total > prescan_count(k):
+        positions = nearest(parts, hamming(parts, query), prescan_count(k))
     ids, scores = int8_scores(parts, positions, query)
     return ids[np.lexsort((ids, -scores))[: rerank_count(k)]]

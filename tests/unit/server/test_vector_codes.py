@@ -9,10 +9,12 @@ import pytest
 from rk.server.similarity.neighbours import normalised
 from rk.server.similarity.vector_codes import (
     INT8_MAX,
+    PRESCAN,
     CodeShard,
     candidates,
     hamming,
     nearest,
+    prescan_count,
     rerank_count,
     sign_bits,
 )
@@ -142,3 +144,19 @@ def test_few_rows_are_all_candidates_and_nothing_for_none() -> None:
         range(1, 31)
     )
     assert candidates(shard.coded(), np.ones(16, np.float32), 0).tolist() == []
+
+
+def test_a_deeper_top_k_scans_and_ranks_more_rows() -> None:
+    rng = np.random.default_rng(10)
+    count, dim = 20_000, 128
+    vectors = clip_like(rng, count, dim, 200)
+    ids = np.arange(1, count + 1, dtype=np.int64)
+    shard = CodeShard(dim)
+    shard.append(ids, ids // 40, vectors)
+    assert prescan_count(20) == PRESCAN
+    assert prescan_count(100) == 5 * PRESCAN
+    [query] = clip_like(np.random.default_rng(11), 1, dim, 200)
+    picked = candidates(shard.coded(), query, 100)
+    assert len(picked) == rerank_count(100) == 200
+    want = brute(ids, vectors, query, 100)
+    assert len(set(want) & set(picked.tolist())) >= 99
