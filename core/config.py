@@ -32,6 +32,7 @@ from rk.core.config_sections import (
     SecuritySettings,
     ServerSettings,
     SpiderSettings,
+    TagSettings,
     VectorSettings,
     VisionSettings,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "ServerSettings",
     "Settings",
     "SpiderSettings",
+    "TagSettings",
     "VectorSettings",
     "VisionSettings",
     "env_overrides",
@@ -77,6 +79,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     log: LogSettings = msgspec.field(default_factory=LogSettings)
     admin: AdminSettings = msgspec.field(default_factory=AdminSettings)
     search: SearchSettings = msgspec.field(default_factory=SearchSettings)
+    tags: TagSettings = msgspec.field(default_factory=TagSettings)
     sources: dict[str, dict[str, Any]] = {}
 
     @property

@@ -244,6 +244,15 @@ class SearchSettings(Section):
     photo_uploads_per_minute: Annotated[int, Meta(ge=0)] = 20
 
 
+class TagSettings(Section):
+    """Zero-shot tags: ``vocabulary_extra`` names an operator's vocabulary file that extends
+    the one shipped with rk (``docs/tags.md``); ``batch`` is how many images one pass of
+    the tagging job scores at a time."""
+
+    vocabulary_extra: str = ""
+    batch: Annotated[int, Meta(ge=1, le=5000)] = 500
+
+
 class LogSettings(Section):
     """Log output: ``text`` for people, ``json`` (one object per line) for machines."""
 

@@ -111,11 +111,14 @@ def public_paths(archive: Archive, colour: str) -> dict[str, str]:
         "image": f"/images/{image}",
         "cite": f"/images/{image}/cite",
         "cite a show": f"/shows/{show}/cite",
+        "contact sheet": "/contact-sheet",
         "detail": f"/images/{archive.images['acne-ss25'][-1]}",
         "search": "/search?q=coat",
         "more like this": f"/search?like={image}",
         "colour search": f"/search?{urlencode({'colour': colour})}",
         "bad colour": "/search?colour=oxbloud",
+        "trends": f"/trends?{urlencode({'colour': colour})}",
+        "bad trend": "/trends?colour=oxbloud",
         "photo gone": f"/search?photo={'0' * 40}",
         "not found": "/shows/999999",
     }
@@ -186,7 +189,12 @@ def test_every_page_type_has_no_axe_violation(
         for name, path in public_paths(archive, colour).items():
             answer = page.goto(f"{backend.url}{path}")
             assert answer is not None
-            expected = {"not found": 404, "photo gone": 410, "bad colour": 400}.get(name, 200)
+            expected = {
+                "not found": 404,
+                "photo gone": 410,
+                "bad colour": 400,
+                "bad trend": 400,
+            }.get(name, 200)
             assert answer.status == expected, f"{name}: {answer.status}"
             found[f"public {name}"] = violations(page, axe_source)
         page.goto(f"{backend.url}/admin/sign-in")

@@ -25,6 +25,8 @@ from rk.server.platform.db.tables_archive import (
     ImageColour,
     ImageRendition,
     ImageTag,
+    ImageTagAudit,
+    ImageTagRun,
     ModerationAudit,
     PublicChange,
     PublicFacetCount,
@@ -67,6 +69,8 @@ ALL_TABLES: list[type[Table]] = [
     HostBudget,
     ImageColour,
     ImageTag,
+    ImageTagRun,
+    ImageTagAudit,
 ]
 
 __all__ = [
@@ -84,6 +88,8 @@ __all__ = [
     "ImageNeighbor",
     "ImageRendition",
     "ImageTag",
+    "ImageTagAudit",
+    "ImageTagRun",
     "IngestJob",
     "InstanceSecret",
     "JobLock",
