@@ -40,6 +40,11 @@ async def main() -> None:
     parser.add_argument("--vectors", type=int, help="vectors: how many (1M; --quick 100k)")
     parser.add_argument("--queries", type=int, help="vectors: queries a round (200; --quick 100)")
     parser.add_argument(
+        "--exact-only",
+        action="store_true",
+        help="vectors: the exact table alone (no pgvector HNSW build: 1M takes ~30 min)",
+    )
+    parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path("/work/bench-data/pgvector"),
@@ -70,7 +75,9 @@ async def main() -> None:
             size = args.vectors or (100_000 if args.quick else 1_000_000)
             admin = start_server(args.data_dir / "server")
             queries = args.queries or (100 if args.quick else 200)
-            tables = await vectors.run(size, queries, args.rounds, admin, args.data_dir)
+            tables = await vectors.run(
+                size, queries, args.rounds, admin, args.data_dir, not args.exact_only
+            )
             for table in tables:
                 print(f"\n{table}\n", flush=True)
         if "path" in chosen:
