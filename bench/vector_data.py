@@ -34,10 +34,18 @@ def vector_text(vector: np.ndarray) -> str:
 
 def make_vectors(count: int, data: str, seed: int, noise: float = 1.0) -> np.ndarray:
     """``count`` unit vectors: random, or around ``count / 100`` centres plus noise of length
-    ``noise`` (1.0: members sit at cosine ~0.7 from their centre, ~0.5 from each other)."""
+    ``noise`` (1.0: members sit at cosine ~0.7 from their centre, ~0.5 from each other), or
+    ``cone``: those clusters stretched per dimension and sharing one direction, as CLIP's
+    vectors do (mean cosine between any two ~0.6)."""
     rng = np.random.default_rng(seed)
     if data == "random":
         return normalised(rng.standard_normal((count, DIM), dtype=np.float32))
+    if data == "cone":
+        shape = np.random.default_rng(3)
+        common = normalised(shape.standard_normal((1, DIM)))[0]
+        stretch = np.exp(0.5 * shape.standard_normal(DIM)).astype(np.float32)
+        clusters = normalised(make_vectors(count, "clustered", seed, noise) * stretch)
+        return normalised(clusters + 1.2 * common)
     centres = normalised(np.random.default_rng(0).standard_normal((max(count // 100, 10), DIM)))
     out = np.empty((count, DIM), dtype=np.float32)
     for lo in range(0, count, CHUNK):
@@ -113,9 +121,12 @@ async def seed(dsn: str, vectors: np.ndarray) -> None:
         await conn.close()
 
 
-async def database(admin: str, name: str, vectors: np.ndarray) -> tuple[str, dict]:
+async def database(
+    admin: str, name: str, vectors: np.ndarray, hnsw: bool = True
+) -> tuple[str, dict]:
     """The seeded, indexed database ``name``: made when missing or partly seeded; a seeded
-    one whose index is not ready yet (a run stopped during the build) is reindexed."""
+    one whose index is not ready yet (a run stopped during the build) is reindexed, unless
+    ``hnsw`` is off (the exact index reads the stored vectors alone)."""
     dsn = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
     conn = await asyncpg.connect(admin)
     exists = await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name)
@@ -127,9 +138,9 @@ async def database(admin: str, name: str, vectors: np.ndarray) -> tuple[str, dic
         ready = [s for s in await spaces(MODEL) if s.ready]
         [stored] = await rows("SELECT COUNT(*) AS n FROM image_embeddings")
         await close(engine)
-        if ready:
-            return dsn, timings
         seeded = int(stored["n"]) == len(vectors)
+        if ready or (seeded and not hnsw):
+            return dsn, timings
         if not seeded:
             conn = await asyncpg.connect(admin)
             await conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
@@ -142,6 +153,8 @@ async def database(admin: str, name: str, vectors: np.ndarray) -> tuple[str, dic
         started = time.perf_counter()
         await seed(dsn, vectors)
         timings["seed_s"] = time.perf_counter() - started
+    if not hnsw:
+        return dsn, timings
     engine = await connect(dsn)
     try:
         started = time.perf_counter()

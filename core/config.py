@@ -33,6 +33,7 @@ from rk.core.config_sections import (
     SecuritySettings,
     ServerSettings,
     SpiderSettings,
+    TagSettings,
     VectorSettings,
     VisionSettings,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "ServerSettings",
     "Settings",
     "SpiderSettings",
+    "TagSettings",
     "VectorSettings",
     "VisionSettings",
     "env_overrides",
@@ -80,6 +82,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     admin: AdminSettings = msgspec.field(default_factory=AdminSettings)
     search: SearchSettings = msgspec.field(default_factory=SearchSettings)
     boards: BoardSettings = msgspec.field(default_factory=BoardSettings)
+    tags: TagSettings = msgspec.field(default_factory=TagSettings)
     sources: dict[str, dict[str, Any]] = {}
 
     @property

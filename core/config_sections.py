@@ -144,6 +144,11 @@ class VectorSettings(Section):
     ef_search: int = 100
     reindex_batch: int = 2000
     build_memory_mb: int = 0
+    scope_exact_rows: Annotated[int, Meta(ge=0)] = 20_000
+    """pgvector: a scoped search whose scope has at most this many images scans them
+    exactly (no HNSW); larger scopes use an iterative or over-fetching HNSW scan."""
+    iterative_scan: bool = True
+    """pgvector 0.8+: use iterative index scans for large scopes (false: over-fetch)."""
 
 
 CONTACT_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
@@ -255,6 +260,15 @@ class BoardSettings(Section):
     per_address_per_day: Annotated[int, Meta(ge=0)] = 50
     title_max: Annotated[int, Meta(ge=1, le=1000)] = 200
     note_max: Annotated[int, Meta(ge=1, le=10_000)] = 1000
+
+
+class TagSettings(Section):
+    """Zero-shot tags: ``vocabulary_extra`` names an operator's vocabulary file that extends
+    the one shipped with rk (``docs/tags.md``); ``batch`` is how many images one pass of
+    the tagging job scores at a time."""
+
+    vocabulary_extra: str = ""
+    batch: Annotated[int, Meta(ge=1, le=5000)] = 500
 
 
 class LogSettings(Section):

@@ -9,14 +9,21 @@ import tempfile
 from pathlib import Path
 
 from bench.job_queue import DEFAULT_PG
-from bench.peers import jobs, media, vectors
+from bench.peers import jobs, media, path, vectors
 from bench.vector_data import start_server
 
 PAIRS = ("media", "queue", "vectors", "path")
-NOT_BUILT = (
-    "path: the whole-path table (rk spider serve into a backend at 4, 16 and 64 shows) is "
-    "not built yet (issue 31, item 4): no figures"
-)
+
+
+def sizes(text: str) -> list[int]:
+    """``4,16,64`` → [4, 16, 64]."""
+    return [int(part) for part in text.split(",")]
+
+
+def photo_size(text: str) -> tuple[int, int]:
+    """``640x960`` → (640, 960)."""
+    width, height = text.lower().split("x")
+    return int(width), int(height)
 
 
 async def main() -> None:
@@ -33,10 +40,21 @@ async def main() -> None:
     parser.add_argument("--vectors", type=int, help="vectors: how many (1M; --quick 100k)")
     parser.add_argument("--queries", type=int, help="vectors: queries a round (200; --quick 100)")
     parser.add_argument(
+        "--exact-only",
+        action="store_true",
+        help="vectors: the exact table alone (no pgvector HNSW build: 1M takes ~30 min)",
+    )
+    parser.add_argument(
         "--data-dir",
         type=Path,
         default=Path("/work/bench-data/pgvector"),
         help="vectors: the pgvector server and hnswlib graphs, kept for later runs",
+    )
+    parser.add_argument("--path-shows", type=sizes, help="path: Ns (4,16,64; --quick 4,16)")
+    parser.add_argument("--path-looks", type=int, default=12, help="path: looks a show")
+    parser.add_argument("--path-details", type=int, default=2, help="path: details a show")
+    parser.add_argument(
+        "--path-photo", type=photo_size, default=(640, 960), help="path: photo size WxH"
     )
     args = parser.parse_args()
     if args.rounds < 3:
@@ -57,13 +75,17 @@ async def main() -> None:
             size = args.vectors or (100_000 if args.quick else 1_000_000)
             admin = start_server(args.data_dir / "server")
             queries = args.queries or (100 if args.quick else 200)
-            tables = await vectors.run(size, queries, args.rounds, admin, args.data_dir)
+            tables = await vectors.run(
+                size, queries, args.rounds, admin, args.data_dir, not args.exact_only
+            )
             for table in tables:
                 print(f"\n{table}\n", flush=True)
-    if "path" in chosen:
-        print(NOT_BUILT, flush=True)
-        if args.only == "path":
-            raise SystemExit(1)
+        if "path" in chosen:
+            shows = args.path_shows or ([4, 16] if args.quick else [4, 16, 64])
+            table = await path.run(
+                root / "path", shows, args.path_looks, args.path_details, args.path_photo
+            )
+            print(f"\n{table}\n", flush=True)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from bench.job_queue import backend_cpu_s
 from bench.peers.rounds import Round, Sample, Side, alternate
 from bench.peers.table import render
 from bench.peers.vectors_peers import FlatScan, Graph
-from bench.vector_data import MODEL, database, make_vectors, published_mask
+from bench.vector_data import DIM, MODEL, database, make_vectors, published_mask
 from bench.vectors import exact_top, recall
 from rk.core.config import VectorSettings
 from rk.server.platform.db.engine import close, connect
@@ -37,6 +37,7 @@ WARM_QUERIES = 50
 its HNSW pages in PostgreSQL's cache, as hnswlib's graph is in memory from the start."""
 WARM_FLAT = 3
 EXTRAS = ("p50 ms", "recall@20")
+MiB = 2**20
 
 Search = Callable[[np.ndarray], Awaitable[list[int]]]
 
@@ -82,12 +83,15 @@ def _sync(search: Callable[[np.ndarray, int], list[int]]) -> Search:
     return ids
 
 
-async def run(size: int, count: int, rounds: int, admin: str, graphs: Path) -> list[str]:
-    """Both vector tables over ``size`` vectors, ``count`` queries a round; the database is
-    made (or found) on the pgvector server at ``admin``, the hnswlib graph under ``graphs``."""
+async def run(
+    size: int, count: int, rounds: int, admin: str, graphs: Path, hnsw: bool = True
+) -> list[str]:
+    """Both vector tables over ``size`` vectors, ``count`` queries a round (the exact one
+    alone without ``hnsw``: no pgvector build); the database is made (or found) on the
+    pgvector server at ``admin``, the hnswlib graph under ``graphs``."""
     vectors = make_vectors(size, "clustered", seed=1)
     label = f"clustered_{size}_n100"  # bench.vectors's name for this data: shared with it
-    dsn, timings = await database(admin, f"rk_bench_{label}", vectors)
+    dsn, timings = await database(admin, f"rk_bench_{label}", vectors, hnsw)
     published = published_mask(size)
     shown, shown_ids = vectors[published], np.flatnonzero(published).astype(np.int64) + 1
     queries = make_vectors(count, "clustered", seed=7)
@@ -103,7 +107,7 @@ async def run(size: int, count: int, rounds: int, admin: str, graphs: Path) -> l
         rk_exact = Side("rk exact index")
         faiss_default = Side(f"faiss IndexFlatIP, its default {flat.default_threads} threads")
         faiss_flat = Side("faiss IndexFlatIP, 1 thread")
-        for query in warm[:WARM_FLAT]:  # a full scan each: a few are enough
+        for query in warm[:WARM_FLAT]:  # a full scan each for faiss: a few are enough
             await exact.search(MODEL, query, K)
             flat.searcher(1)(query, K)
         await alternate(
@@ -114,31 +118,52 @@ async def run(size: int, count: int, rounds: int, admin: str, graphs: Path) -> l
             ],
             rounds,
         )
+        held = exact.nbytes()
         await exact.close()
         del flat
-        pg = PgvectorIndex(VectorSettings())
-        graph_path = graphs / f"hnswlib_{label}_m{HNSW_M}_efc{HNSW_EF_CONSTRUCTION}.bin"
-        graph = Graph.load_or_build(graph_path, vectors, published, ef)
-        rk_hnsw, hnswlib_graph = Side("rk pgvector HNSW"), Side("hnswlib")
-        for query in warm:
-            await pg.search(MODEL, query, K)
-            graph.search(query, K)
-        await alternate(
-            [
-                (rk_hnsw, query_round(_ids(pg.search), queries, truth, dsn)),
-                (hnswlib_graph, query_round(_sync(graph.search), queries, truth)),
-            ],
-            rounds,
-        )
+        if hnsw:
+            graph_path = graphs / f"hnswlib_{label}_m{HNSW_M}_efc{HNSW_EF_CONSTRUCTION}.bin"
+            graph = Graph.load_or_build(graph_path, vectors, published, ef)
+            rk_hnsw, hnswlib_graph = Side("rk pgvector HNSW"), Side("hnswlib")
+            await _hnsw_rounds(rk_hnsw, hnswlib_graph, graph, warm, queries, truth, dsn, rounds)
     finally:
         await close(engine)
     slower, faster = sorted((faiss_default, faiss_flat), key=Side.rate)  # faiss at its best
     flat_title = f"vectors, exact: {about}, one query at a time, {count} a round{built}"
-    hnsw_title = (
-        f"vectors, HNSW: {about}, m {HNSW_M}, ef_construction {HNSW_EF_CONSTRUCTION}, "
-        f"ef_search {ef}, one query at a time, {count} a round"
+    memory = (
+        f"rk exact index holds {held / MiB:,.0f} MiB (codes, int8 rows, ids); float32 rows"
+        f" and ids would be {len(shown) * (DIM * 4 + 16) / MiB:,.0f} MiB"
+        f" ({held / (len(shown) * (DIM * 4 + 16)):.2f} of it)"
     )
-    return [
-        render(flat_title, [rk_exact, slower], faster, "faiss", EXTRAS),
-        render(hnsw_title, [rk_hnsw], hnswlib_graph, "hnswlib", EXTRAS),
-    ]
+    tables = [render(flat_title, [rk_exact, slower], faster, "faiss", EXTRAS) + "\n" + memory]
+    if hnsw:
+        hnsw_title = (
+            f"vectors, HNSW: {about}, m {HNSW_M}, ef_construction {HNSW_EF_CONSTRUCTION}, "
+            f"ef_search {ef}, one query at a time, {count} a round"
+        )
+        tables.append(render(hnsw_title, [rk_hnsw], hnswlib_graph, "hnswlib", EXTRAS))
+    return tables
+
+
+async def _hnsw_rounds(
+    rk_hnsw: Side,
+    peer: Side,
+    graph: Graph,
+    warm: np.ndarray,
+    queries: np.ndarray,
+    truth: list[list[int]],
+    dsn: str,
+    rounds: int,
+) -> None:
+    """pgvector's and hnswlib's rounds, after warming both (pgvector's pages into the cache)."""
+    pg = PgvectorIndex(VectorSettings())
+    for query in warm:
+        await pg.search(MODEL, query, K)
+        graph.search(query, K)
+    await alternate(
+        [
+            (rk_hnsw, query_round(_ids(pg.search), queries, truth, dsn)),
+            (peer, query_round(_sync(graph.search), queries, truth)),
+        ],
+        rounds,
+    )

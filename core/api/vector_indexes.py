@@ -37,6 +37,18 @@ class Placed:
     reverse: dict[int, Scored] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Scope:
+    """A filter applied inside a search: only rows of images of these ``articles`` (sorted,
+    unique ids) count, so a search within a scope returns ``k`` whenever ``k`` exist in it.
+
+    ``name`` says which scope it is (``season``, ``designer``, ``street``) for logs.
+    """
+
+    articles: Ids
+    name: str = ""
+
+
 @runtime_checkable
 class VectorIndex(Protocol):
     """Top-K over published vectors and placement of new ones, for the tables' database.
@@ -55,8 +67,20 @@ class VectorIndex(Protocol):
         it can, else one line saying why not and what to install."""
         ...
 
-    async def search(self, model: str, query: Floats, k: int, kind: str | None = None) -> Scored:
-        """The ``k`` published images closest to ``query`` among ``model``'s vectors."""
+    async def search(
+        self,
+        model: str,
+        query: Floats,
+        k: int,
+        kind: str | None = None,
+        within: Scope | None = None,
+    ) -> Scored:
+        """The ``k`` published images closest to ``query`` among ``model``'s vectors (of
+        images of ``within``'s articles only, when given: ``min(k, |scope|)`` of them).
+
+        ``within`` came after the first release: an index whose ``search`` does not take it
+        still serves, scoped searches over-fetching from it (``ModelIndex``).
+        """
         ...
 
     async def place(

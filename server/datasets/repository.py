@@ -54,60 +54,52 @@ async def planned_bytes(filters: ExportFilters) -> int:
     return int(found[0]["n"])
 
 
-async def samples(ids: list[int]) -> dict[int, dict[str, Any]]:
-    """The rows of those of ``ids`` still published, by id."""
-    out: dict[int, dict[str, Any]] = {}
+async def _chunked(sql: str, ids: list[int], *before: Any) -> list[dict[str, Any]]:
+    """The rows of ``sql`` (whose ``{ids}`` is an ``IN`` list) over ``ids``, ``CHUNK`` at a
+    time; ``before`` are the values of placeholders ahead of the list."""
+    found: list[dict[str, Any]] = []
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
-        sql = f"SELECT {COLUMNS} {FROM} AND i.id IN ({marks(len(chunk))})"
-        out.update({int(row["id"]): row for row in await rows(sql, *chunk)})
-    return out
+        found += await rows(sql.replace("{ids}", marks(len(chunk))), *before, *chunk)
+    return found
+
+
+async def samples(ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The rows of those of ``ids`` still published, by id."""
+    found = await _chunked(f"SELECT {COLUMNS} {FROM} AND i.id IN ({{ids}})", ids)
+    return {int(row["id"]): row for row in found}
 
 
 async def colours(ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     """Each image's palette (name, hex, share), largest share first."""
     out: dict[int, list[dict[str, Any]]] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        found = await rows(
-            "SELECT image_id, name, hex, share FROM image_colours"
-            f" WHERE image_id IN ({marks(len(chunk))}) ORDER BY image_id, rank",
-            *chunk,
-        )
-        for row in found:
-            colour = {"name": row["name"], "hex": row["hex"], "share": round(row["share"], 4)}
-            out.setdefault(int(row["image_id"]), []).append(colour)
+    sql = (
+        "SELECT image_id, name, hex, share FROM image_colours"
+        " WHERE image_id IN ({ids}) ORDER BY image_id, rank"
+    )
+    for row in await _chunked(sql, ids):
+        colour = {"name": row["name"], "hex": row["hex"], "share": round(row["share"], 4)}
+        out.setdefault(int(row["image_id"]), []).append(colour)
     return out
 
 
 async def tags(ids: list[int]) -> dict[int, list[str]]:
     """Each image's tags that count (the model's and the moderators' confirmed), A–Z."""
     out: dict[int, list[str]] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        found = await rows(
-            "SELECT image_id, tag FROM image_tags WHERE state IN ('auto', 'confirmed')"
-            f" AND image_id IN ({marks(len(chunk))}) ORDER BY image_id, tag",
-            *chunk,
-        )
-        for row in found:
-            out.setdefault(int(row["image_id"]), []).append(str(row["tag"]))
+    sql = (
+        "SELECT image_id, tag FROM image_tags WHERE state IN ('auto', 'confirmed')"
+        " AND image_id IN ({ids}) ORDER BY image_id, tag"
+    )
+    for row in await _chunked(sql, ids):
+        out.setdefault(int(row["image_id"]), []).append(str(row["tag"]))
     return out
 
 
 async def vectors(model: str, ids: list[int]) -> dict[int, bytes]:
     """Each image's stored vector under ``model`` (float32 little-endian bytes)."""
-    out: dict[int, bytes] = {}
-    for start in range(0, len(ids), CHUNK):
-        chunk = ids[start : start + CHUNK]
-        found = await rows(
-            "SELECT image_id, vector FROM image_embeddings WHERE model = {}"
-            f" AND image_id IN ({marks(len(chunk))})",
-            model,
-            *chunk,
-        )
-        out.update({int(row["image_id"]): bytes(row["vector"]) for row in found})
-    return out
+    sql = "SELECT image_id, vector FROM image_embeddings WHERE model = {} AND image_id IN ({ids})"
+    found = await _chunked(sql, ids, model)
+    return {int(row["image_id"]): bytes(row["vector"]) for row in found}
 
 
 async def vector_dim(model: str) -> int:

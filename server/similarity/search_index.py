@@ -1,9 +1,11 @@
 """An in-process index of a model's published vectors, kept fresh from the database.
 
 Text and image search used to read every published vector per query (seconds at 1M
-images). Here each backend process holds, per (kind, dim) of a model, a float32 matrix of
-the vectors of images of published, live articles (``vector_shards.Shard``) and answers a
-query with one matrix-vector product and a partial sort.
+images). Here each backend process holds, per (kind, dim) of a model, compressed codes of
+the vectors of images of published, live articles (``vector_codes.CodeShard``: sign bits
+and int8, 0.29 of the float32 rows' memory). A query scans the sign bits, re-scores the
+nearest from int8, and ranks the best few dozen exactly by their float32 vectors read back
+from the database (the source of truth): scores are exact cosines, ties by image id.
 
 Several backend processes share one database, so before every query the index asks the
 database what changed (in-process events would miss the other processes):
@@ -39,9 +41,10 @@ from typing import Any
 import numpy as np
 from piccolo.engine.base import Engine
 
+from rk.core.api.vector_indexes import Scope
 from rk.server.platform.db.sql_rows import engine
 from rk.server.similarity.neighbour_lists import decode
-from rk.server.similarity.neighbours import Floats
+from rk.server.similarity.neighbours import Floats, Ids
 from rk.server.similarity.repository.vector_copies import (
     HASH_FACTORS,
     HASH_PRIMES,
@@ -49,8 +52,10 @@ from rk.server.similarity.repository.vector_copies import (
     published_fingerprint,
     published_rows_after,
     published_rows_of_articles,
+    vectors_of_images,
 )
-from rk.server.similarity.vector_shards import Part, Shard, top_k
+from rk.server.similarity.vector_codes import CodedPart, CodeShard, candidates
+from rk.server.similarity.vector_shards import Mask, top_k
 from rk.server.similarity.vector_stamps import catching_up, stamped_pages
 
 log = logging.getLogger(__name__)
@@ -58,9 +63,10 @@ log = logging.getLogger(__name__)
 _P1, _P2, _P3 = HASH_PRIMES
 _A, _B = HASH_FACTORS
 ARTICLES_PER_QUERY = 500
+"""Ids per ``IN (…)`` list: articles to load, candidates to read back."""
 INLINE_ROWS = 32768
-"""Up to this many rows the product runs in the event loop (well under a millisecond);
-above, in a thread, so the loop keeps serving requests."""
+"""Up to this many rows the candidates are picked in the event loop (well under a
+millisecond); above, in a thread, so the loop keeps serving requests."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,7 @@ class SearchIndex:
         self._reset()
 
     def _reset(self) -> None:
-        self.shards: dict[tuple[str, int], Shard] = {}
+        self.shards: dict[tuple[str, int], CodeShard] = {}
         self.published: set[int] = set()
         self.fingerprint = Fingerprint()
         self.seen_seq = 0
@@ -116,27 +122,57 @@ class SearchIndex:
         return self._started
 
     def nbytes(self) -> int:
-        """Memory held: the matrices and their id arrays."""
+        """Memory held: the codes, int8 rows and their id arrays."""
         return sum(shard.nbytes() for shard in self.shards.values())
 
     async def search(
-        self, query: Floats, k: int, kind: str | None = None
+        self, query: Floats, k: int, kind: str | None = None, within: Scope | None = None
     ) -> list[tuple[int, float]]:
-        """The ``k`` best published images for a unit ``query``, as (image id, cosine)."""
+        """The ``k`` best published images for a unit ``query``, as (image id, cosine); with
+        ``within``, of its articles only.
+
+        The codes held pick the candidates (``vector_codes.candidates``; a scope's mask is
+        applied inside that scan, before any candidate is chosen); their float32 vectors,
+        read from the database, rank them: the scores are exact cosines.
+        """
         await self.refresh()
-        parts: list[Part] = [
-            part
+        shards = [
+            shard
             for (shard_kind, dim), shard in self.shards.items()
             if dim == len(query) and kind in (None, shard_kind)
-            for part in shard.view()
         ]
-        if sum(len(ids) for _, ids in parts) <= INLINE_ROWS:
-            return top_k(parts, query, k)
+        parts: list[CodedPart] = [part for shard in shards for part in shard.coded()]
+        keep: Mask | None = None
+        if within is not None:
+            coded = [shard for shard in shards if shard.centre is not None]
+            masks = [mask for shard in coded for mask in shard.masks(within.articles)]
+            keep = np.concatenate(masks) if masks else np.zeros(0, dtype=np.bool_)
+        if sum(len(part.images) for part in parts) <= INLINE_ROWS:
+            picked = candidates(parts, query, k, keep)
+        else:
+            picked = await self._in_thread(parts, query, k, keep)
+        if not len(picked):
+            return []
+        found = [
+            row
+            for start in range(0, len(picked), ARTICLES_PER_QUERY)
+            for row in await vectors_of_images(
+                self.model, picked[start : start + ARTICLES_PER_QUERY]
+            )
+        ]
+        images, vectors, _ = decode(found, len(query))
+        # in float64, rounded once: equal vectors score equal wherever BLAS places them
+        return top_k([(vectors.astype(np.float64), images)], query.astype(np.float64), k)
+
+    async def _in_thread(
+        self, parts: list[CodedPart], query: Floats, k: int, keep: Mask | None
+    ) -> Ids:
+        """``candidates`` in a thread, so the event loop keeps serving requests."""
         loop = asyncio.get_running_loop()
 
-        def read() -> list[tuple[int, float]]:
+        def read() -> Ids:
             try:
-                return top_k(parts, query, k)
+                return candidates(parts, query, k, keep)
             finally:  # counted down when the thread is done, even if the caller gave up
                 loop.call_soon_threadsafe(self._read_done)
 
@@ -228,7 +264,7 @@ class SearchIndex:
         for (kind, dim), group in groups.items():
             images, vectors, kept = decode(group, dim)
             articles = np.array([int(row["article_id"]) for row in kept], dtype=np.int64)
-            self.shards.setdefault((kind, dim), Shard(dim)).append(images, articles, vectors)
+            self.shards.setdefault((kind, dim), CodeShard(dim)).append(images, articles, vectors)
         self._drop(stale)
 
     def _drop_images(self, images: list[int]) -> None:

@@ -18,7 +18,7 @@ from rk.server.site.facets import Facets
 from rk.server.site.http_cache import answer, render_json
 from rk.server.site.image import ImagePage
 from rk.server.site.page_cache import Rendered
-from rk.server.site.pages import PublicController, model_of, storage_of
+from rk.server.site.pages import PublicController, model_index, model_of, storage_of
 from rk.server.site.params import (
     After,
     Before,
@@ -28,6 +28,7 @@ from rk.server.site.params import (
     SeasonSlug,
     ShowId,
     ShowsQuery,
+    SimilarScope,
 )
 from rk.server.site.seasons.index import SeasonIndex
 from rk.server.site.seasons.season import SEASON_PAGE, SeasonPage
@@ -44,6 +45,7 @@ from rk.server.site.views import (
     show_view,
     shows_view,
 )
+from rk.server.tags import tags_of
 
 Limit = Annotated[int, QueryParameter(description="Shows per page (1-100)", ge=1, le=100)]
 
@@ -63,7 +65,8 @@ class PublicApi(PublicController):
         """The home page's list; pass ``next_before`` back as ``before`` for older shows."""
 
         async def render() -> Rendered:
-            found = await shows_view(storage_of(request), shows_query, limit)
+            names = tags_of(request.app.state).vocabulary.names
+            found = await shows_view(storage_of(request), shows_query, limit, names)
             return render_json(found.shows, found.shows.newest())
 
         return await answer(request, render)
@@ -75,7 +78,8 @@ class PublicApi(PublicController):
         """The home page's sidebar: each filter's values and how many shows each gives."""
 
         async def render() -> Rendered:
-            return render_json(await facets_view(filter_query))
+            names = tags_of(request.app.state).vocabulary.names
+            return render_json(await facets_view(filter_query, names))
 
         return await answer(request, render)
 
@@ -91,12 +95,17 @@ class PublicApi(PublicController):
 
     @get("/images/{image_id:str}", summary="One published image, its show and similar looks")
     async def image(
-        self, request: Request[Any, Any, Any], image_id: ImageId
+        self, request: Request[Any, Any, Any], image_id: ImageId, scope_name: SimilarScope = "all"
     ) -> Response[ImagePage]:
-        """The image, previous/next in its show, and its stored neighbours with scores."""
+        """The image, previous/next in its show, and its similar looks with scores (stored
+        neighbours, or the nearest within ``scope``)."""
 
         async def render() -> Rendered:
-            return render_json(await image_view(storage_of(request), image_id, model_of(request)))
+            model = model_of(request)
+            index = model_index(request, model)
+            return render_json(
+                await image_view(storage_of(request), image_id, model, scope_name, index)
+            )
 
         return await answer(request, render, neighbours=True)
 

@@ -1,10 +1,12 @@
 """One published image as its page shows it: the picture, its show and credits, previous and
 next, its place among the show's looks (or details: counted apart), a filmstrip of the
 looks around it, and its similar looks (stored neighbours, published ones only, with
-scores).
+scores) and its tags.
 
 The neighbours are those of the backend's model; without a model, or before the image's
 vector is placed, the page says so instead of showing an empty grid without a reason.
+``?scope=`` narrows them to this season, the designer's other seasons or the other kind
+(``similarity.scoped``); every scope is a tab, a plain link, so it works without script.
 """
 
 from __future__ import annotations
@@ -15,12 +17,21 @@ from msgspec import Struct
 
 from rk.core.api.storage import Storage
 from rk.server.platform.http.errors import NotFound
-from rk.server.similarity import similar
+from rk.server.similarity import (
+    SCOPES,
+    EmptyScope,
+    ModelIndex,
+    available_scopes,
+    check_scope,
+    similar,
+    similar_within,
+)
 from rk.server.site.looks import ScoredLook, scored_looks
 from rk.server.site.pictures import Picture, picture_in
 from rk.server.site.repository.images import live_image_row, look_image_id, show_image_rows
 from rk.server.site.show import show_row
 from rk.server.site.shows import ShowFacts, facts_of
+from rk.server.tags import ImageTag, published_tags
 
 SIMILAR_K = 20
 STRIP_SIDE = 6
@@ -34,6 +45,15 @@ class ShowRef(ShowFacts, frozen=True, kw_only=True):
     kind: str = "runway"
     designer: str = ""
     author: str = ""
+
+
+class ScopeTab(Struct, frozen=True, kw_only=True):
+    """One scope of similar looks as the page offers it: ``available`` when it holds a
+    published show besides the image's own."""
+
+    name: str
+    label: str
+    available: bool
 
 
 class Counter(Struct, frozen=True, kw_only=True):
@@ -70,30 +90,72 @@ class ImagePage(Struct, frozen=True, kw_only=True):
     model: str
     similar: list[ScoredLook]
     similar_note: str = ""
+    scope: str = "all"
+    scopes: list[ScopeTab] = []
     look_id: int | None = None
     counter: Counter | None = None
     filmstrip: Filmstrip | None = None
+    tags: list[ImageTag] = []
+    """Its zero-shot tags (the model's and the moderators' confirmed ones), best first."""
+
+
+def scope_label(name: str, kind: str) -> str:
+    """What the page calls scope ``name`` for an image of ``kind``."""
+    if name == "street":
+        return "On the runway" if kind == "street" else "On the street"
+    return {
+        "season": "From this season",
+        "designer": "From this designer's other seasons",
+        "all": "Across the archive",
+    }[name]
+
+
+async def scope_tabs(image_id: int, kind: str) -> list[ScopeTab]:
+    """Every scope of the image's similar looks, in page order."""
+    available = await available_scopes(image_id)
+    return [
+        ScopeTab(name=name, label=scope_label(name, kind), available=name in available)
+        for name in SCOPES
+    ]
 
 
 async def similar_looks(
-    storage: Storage, image_id: int, model: str | None
+    storage: Storage,
+    image_id: int,
+    model: str | None,
+    scope: str = "all",
+    index: ModelIndex | None = None,
 ) -> tuple[list[ScoredLook], str]:
-    """The published looks most like the image under ``model``, and why there are none ("" if
-    there are)."""
-    if model is None:
+    """The published looks most like the image under ``model`` (within ``scope``), and why
+    there are none ("" if there are)."""
+    if model is None or (scope != "all" and index is None):
         return [], "Similar looks are off: this backend has no embedding model (vision.model)."
-    hits = await similar(image_id, model, SIMILAR_K, storage)
+    if scope == "all" or index is None:
+        hits = await similar(image_id, model, SIMILAR_K, storage)
+    else:
+        try:
+            hits = await similar_within(image_id, scope, SIMILAR_K, storage, index)
+        except EmptyScope as exc:
+            return [], str(exc).split(": ", 1)[-1].capitalize() + "."
     looks = await scored_looks(storage, [(h.image_id, h.score) for h in hits])
     if not looks:
         return [], "No similar looks yet: this image's neighbours have not been computed."
     return looks, ""
 
 
-async def get_image(storage: Storage, image_id: int, model: str | None) -> ImagePage:
-    """The image page of a published image; NotFound otherwise.
+async def get_image(
+    storage: Storage,
+    image_id: int,
+    model: str | None,
+    scope: str = "all",
+    index: ModelIndex | None = None,
+) -> ImagePage:
+    """The image page of a published image; NotFound otherwise (BadScope for a bad scope).
 
-    ``model`` is the backend's embedding model id, None when it has none.
+    ``model`` is the backend's embedding model id, None when it has none; ``index`` its
+    vector index, for a ``scope`` other than ``all``.
     """
+    check_scope(scope)
     row = await live_image_row(image_id)
     if row is None:
         raise NotFound(f"no published image {image_id}")
@@ -101,7 +163,7 @@ async def get_image(storage: Storage, image_id: int, model: str | None) -> Image
     pictures = await show_image_rows(int(show["id"]))
     order = [int(p["id"]) for p in pictures]
     at = order.index(image_id)
-    looks, note = await similar_looks(storage, image_id, model)
+    looks, note = await similar_looks(storage, image_id, model, scope, index)
     image = await picture_in(storage, row, show)
     look_id = None if image.look is None else await look_image_id(int(show["id"]), image.look)
     same = [p for p in pictures if p["role"] == row["role"]]
@@ -124,9 +186,12 @@ async def get_image(storage: Storage, image_id: int, model: str | None) -> Image
         model=model or "",
         similar=looks,
         similar_note=note,
+        scope=scope,
+        scopes=await scope_tabs(image_id, kind) if model else [],
         look_id=look_id,
         counter=Counter(what=what, number=number, total=len(same)),
         filmstrip=await filmstrip(storage, show, same, number - 1),
+        tags=await published_tags(image_id),
     )
 
 

@@ -14,7 +14,8 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 
 from rk.core.api.storage import Storage
-from rk.server.similarity import runtime_of
+from rk.core.api.vector_indexes import VectorIndex
+from rk.server.similarity import ModelIndex, runtime_of
 from rk.server.site.citing.jsonld import image_jsonld, show_jsonld
 from rk.server.site.citing.routes import base_of
 from rk.server.site.facets import facets
@@ -29,6 +30,7 @@ from rk.server.site.params import (
     SeasonSlug,
     ShowId,
     ShowsQuery,
+    SimilarScope,
 )
 from rk.server.site.show_filters import KINDS
 from rk.server.site.views import (
@@ -42,6 +44,7 @@ from rk.server.site.views import (
     show_view,
     shows_view,
 )
+from rk.server.tags import tags_of
 
 
 def storage_of(request: Request[Any, Any, Any]) -> Storage:
@@ -56,6 +59,14 @@ def model_of(request: Request[Any, Any, Any]) -> str | None:
     """The backend's embedding model id, None when it has none."""
     embedder = runtime_of(request.app.state).embedder
     return embedder.model_id if embedder is not None else None
+
+
+def model_index(request: Request[Any, Any, Any], model: str | None) -> ModelIndex | None:
+    """The app's vector index answering for ``model``; None without a model or an index."""
+    index = request.app.state.get("vector_index")
+    if model is None or not isinstance(index, VectorIndex):
+        return None
+    return ModelIndex(index, model)
 
 
 def listed(found: Listing, before: str | None, **more: Any) -> dict[str, Any]:
@@ -87,7 +98,8 @@ class PublicPages(PublicController):
 
         async def render() -> Rendered:
             storage = storage_of(request)
-            found = await shows_view(storage, shows_query)
+            names = tags_of(request.app.state).vocabulary.names
+            found = await shows_view(storage, shows_query, tags=names)
             front = not found.filters.active and not shows_query.before
             lead = await lead_view(storage) if front else None
             more = {"facets": await facets(found.filters), "kinds": KINDS, "lead": lead}
@@ -152,11 +164,16 @@ class PublicPages(PublicController):
         return await answer(request, render)
 
     @get("/images/{image_id:str}", name="public:image")
-    async def image(self, request: Request[Any, Any, Any], image_id: ImageId) -> Response[bytes]:
-        """A published image large, its show, previous/next look and similar looks."""
+    async def image(
+        self, request: Request[Any, Any, Any], image_id: ImageId, scope_name: SimilarScope = "all"
+    ) -> Response[bytes]:
+        """A published image large, its show, previous/next look and similar looks (within
+        ``scope_name``)."""
 
         async def render() -> Rendered:
-            found = await image_view(storage_of(request), image_id, model_of(request))
+            model = model_of(request)
+            index = model_index(request, model)
+            found = await image_view(storage_of(request), image_id, model, scope_name, index)
             context = {"page": found, "jsonld": image_jsonld(found, base_of(request))}
             return render_html(request, "public/image.html", context)
 

@@ -35,6 +35,10 @@ Year = Annotated[
 ]
 City = Annotated[str | None, QueryParameter(description="Exact city, e.g. Paris")]
 Kind = Annotated[str | None, QueryParameter(description="runway or street")]
+Tag = Annotated[
+    str | None,
+    QueryParameter(description="Shows with a look tagged so (a name of the tag vocabulary)"),
+]
 All = Annotated[
     str | None,
     QueryParameter(description="List every value of this filter: season, year, city or brand"),
@@ -56,6 +60,14 @@ Colour = Annotated[
     QueryParameter(description="A colour name (e.g. oxblood, sky blue) or #rrggbb / #rgb"),
 ]
 Like = Annotated[str | None, QueryParameter(description="Looks like this published image (id)")]
+SimilarScope = Annotated[
+    str,
+    QueryParameter(
+        name="scope",
+        description="Similar looks from: season (other shows of this season), designer (the"
+        " designer's other seasons), street (the other kind: runway or street style), all",
+    ),
+]
 ShowId = Annotated[str, PathParameter(description="A published show's id")]
 ImageId = Annotated[str, PathParameter(description="A published image's id")]
 BrandUid = Annotated[str, PathParameter(description="A brand's uid")]
@@ -69,6 +81,7 @@ class FilterQuery(Struct, frozen=True, kw_only=True):
     year: Year = None
     city: City = None
     kind: Kind = None
+    tag: Tag = None
     all: All = None
 
 

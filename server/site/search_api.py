@@ -24,9 +24,18 @@ from rk.server.colour import ColourHit, ColourQuery
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import ApiError
 from rk.server.platform.http.proxies import client_address
-from rk.server.similarity import ImageHit, ModelIndex, PhotoGate, by_vector, runtime_of, similar
+from rk.server.similarity import (
+    ImageHit,
+    ModelIndex,
+    PhotoGate,
+    by_vector,
+    check_scope,
+    runtime_of,
+    similar,
+    similar_within,
+)
 from rk.server.site.colours.search import colour_search
-from rk.server.site.params import Brand, City, Colour, FilterQuery, Season, Year
+from rk.server.site.params import Brand, City, Colour, FilterQuery, Season, SimilarScope, Year
 from rk.server.site.search import (
     MAX_QUERY_CHARS,
     MAX_UPLOAD_BYTES,
@@ -86,10 +95,16 @@ class SearchController(Controller):
         state: State,
         storage: NamedDependency[Storage],
         k: KParam = 20,
+        scope_name: SimilarScope = "all",
     ) -> SimilarImages:
-        """The stored neighbours of a published image, published ones only, best first."""
+        """The published images most like a published one, best first: its stored
+        neighbours (``all``), or the nearest within a scope (docs/similar-scopes.md)."""
+        check_scope(scope_name)
         model = runtime_of(state).model.model_id
-        items = await similar(image_id, model, k, storage)
+        if scope_name == "all":
+            items = await similar(image_id, model, k, storage)
+        else:
+            items = await similar_within(image_id, scope_name, k, storage, index_of(state, model))
         return SimilarImages(image_id=image_id, model=model, items=items)
 
     @get("/search", summary="Text-to-image search, and search by colour")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
+from rk.server.similarity import ModelIndex
 from rk.server.site.brands import BrandCount, BrandIndex, brand_by_uid, brand_index
 from rk.server.site.facets import Facets, facets
 from rk.server.site.image import ImagePage, get_image
@@ -42,16 +43,19 @@ class BrandShows(Struct, frozen=True, kw_only=True):
     shows: ShowList
 
 
-async def shows_view(storage: Storage, query: ShowsQuery, limit: int = PAGE_SIZE) -> Listing:
-    """Published shows under the URL's filters, newest first, older ones by keyset."""
-    filters = await parse_filters(query)
+async def shows_view(
+    storage: Storage, query: ShowsQuery, limit: int = PAGE_SIZE, tags: frozenset[str] | None = None
+) -> Listing:
+    """Published shows under the URL's filters (a tag among ``tags``), newest first, older
+    ones by keyset."""
+    filters = await parse_filters(query, tags)
     shows = await list_shows(storage, filters, parse_cursor(query.before), limit)
     return Listing(filters=filters, shows=shows)
 
 
-async def facets_view(query: FilterQuery) -> Facets:
+async def facets_view(query: FilterQuery, tags: frozenset[str] | None = None) -> Facets:
     """Each filter's values with their show counts under the URL's filters."""
-    return await facets(await parse_filters(query))
+    return await facets(await parse_filters(query, tags))
 
 
 async def brands_view() -> BrandIndex:
@@ -74,9 +78,16 @@ async def show_view(storage: Storage, show_id: str) -> Show:
     return await get_show(storage, parse_id(show_id, "show"))
 
 
-async def image_view(storage: Storage, image_id: str, model: str | None) -> ImagePage:
-    """A published image, its place in its show and its similar looks under ``model``."""
-    return await get_image(storage, parse_id(image_id, "image"), model)
+async def image_view(
+    storage: Storage,
+    image_id: str,
+    model: str | None,
+    scope: str = "all",
+    index: ModelIndex | None = None,
+) -> ImagePage:
+    """A published image, its place in its show and its similar looks under ``model``
+    (within ``scope``)."""
+    return await get_image(storage, parse_id(image_id, "image"), model, scope, index)
 
 
 async def seasons_view() -> SeasonIndex:

@@ -16,7 +16,7 @@ async def open_job_counts() -> list[dict[str, Any]]:
     """``status`` and ``n`` of pending and processing ingest jobs."""
     return await rows(
         "SELECT status, COUNT(*) AS n FROM ingest_jobs"
-        " WHERE status IN ('pending', 'processing') GROUP BY status"
+        " WHERE status <> 'done' AND status IN ('pending', 'processing') GROUP BY status"
     )
 
 
@@ -24,7 +24,7 @@ async def outcome_counts(status: str, since: int) -> list[dict[str, Any]]:
     """``outcome`` and ``n`` of jobs that reached ``status`` since ``since``."""
     return await rows(
         "SELECT outcome, COUNT(*) AS n FROM ingest_jobs WHERE status = {}"
-        " AND updated_at >= {} GROUP BY outcome",
+        " AND status IN ('done', 'failed') AND updated_at >= {} GROUP BY outcome",
         status,
         since,
     )

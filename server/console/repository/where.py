@@ -22,6 +22,13 @@ class Where:
             self.args.append(value)
         return self
 
+    def require(self, condition: str, when: bool = True) -> Where:
+        """Add ``condition``, SQL with no value and no ``{}`` (a partial index's predicate,
+        so every plan can use that index), if ``when``."""
+        if when:
+            self.conditions.append(condition)
+        return self
+
     def clause(self) -> str:
         """``WHERE a AND b``, or "" without conditions."""
         return f"WHERE {' AND '.join(self.conditions)}" if self.conditions else ""

@@ -27,6 +27,8 @@ from rk.server.platform.db.tables_archive import (
     ImageColour,
     ImageRendition,
     ImageTag,
+    ImageTagAudit,
+    ImageTagRun,
     ModerationAudit,
     PublicChange,
     PublicFacetCount,
@@ -71,6 +73,8 @@ ALL_TABLES: list[type[Table]] = [
     ImageTag,
     Board,
     BoardItem,
+    ImageTagRun,
+    ImageTagAudit,
 ]
 
 __all__ = [
@@ -90,6 +94,8 @@ __all__ = [
     "ImageNeighbor",
     "ImageRendition",
     "ImageTag",
+    "ImageTagAudit",
+    "ImageTagRun",
     "IngestJob",
     "InstanceSecret",
     "JobLock",

@@ -131,6 +131,35 @@ class ImageTag(Table, tablename="image_tags"):
     computed_at = BigInt(default=0)
 
 
+class ImageTagRun(Table, tablename="image_tag_runs"):
+    """Which ``model`` and ``vocabulary`` digest last computed an image's ``auto`` tags
+    (migration 0071), also when none applied. Unique ``image_tag_runs_image`` (image_id);
+    index ``image_tag_runs_model`` (model, vocabulary, image_id)."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    image_id = BigInt()
+    model = Varchar(length=200, default="")
+    vocabulary = Varchar(length=64, default="")
+    computed_at = BigInt(default=0)
+
+
+class ImageTagAudit(Table, tablename="image_tag_audit"):
+    """A moderator's decision on one tag of an image (migration 0071): confirm, remove or
+    add, from ``old_state`` ("" for a new tag) to ``new_state``. Index (image_id, id)."""
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    image_id = BigInt()
+    tag = Varchar(length=64)
+    old_state = Varchar(length=16, default="")
+    new_state = Varchar(length=16, default="")
+    user_id = BigInt(default=0)
+    actor = Varchar(length=64, default="")
+    via = Varchar(length=16, default="")
+    at = BigInt(default=0)
+
+
 class ModerationAudit(Table, tablename="moderation_audit"):
     """Who changed an article's status, when, from what to what, and how (web or cli).
 

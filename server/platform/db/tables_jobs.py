@@ -35,7 +35,8 @@ class CrawlTask(Table, tablename="crawl_tasks"):
 class IngestJob(Table, tablename="ingest_jobs"):
     """pending → processing → done | failed; kinds crawl and media_cleanup.
 
-    Index (status, next_attempt_at, id) serves the claim query.
+    Partial indexes (0074): pending jobs by (next_attempt_at, id) serve the claim, processing
+    ones by (locked_at, id) the lease sweep; the console's and dashboard's name a predicate.
     """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers

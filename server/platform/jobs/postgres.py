@@ -58,7 +58,8 @@ SQL = {
         )
         SELECT req.signature, job.id, pg_notify('{CHANNEL}', '')
         FROM req JOIN job USING (id)""",
-    # Each branch walks ingest_jobs_claim_idx (status, next_attempt_at, id) and skips rows
+    # Each branch walks its partial index (ingest_jobs_leased_idx: processing jobs by
+    # locked_at; ingest_jobs_due_idx: pending jobs by next_attempt_at, id) and skips rows
     # other claimers hold, so concurrent claims never wait on each other nor take the
     # same row; the earliest-due $4 of the candidates win. A stuck job is due at
     # locked_at + stuck timeout ($1 - $2).

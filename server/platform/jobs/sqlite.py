@@ -27,7 +27,7 @@ SQL = {
         ON CONFLICT (signature) DO NOTHING
         RETURNING id""",
     # Same order as PostgreSQL: the earlier-due of the oldest stuck job (due at locked_at
-    # + stuck timeout) and the oldest due pending job, each found on ingest_jobs_claim_idx.
+    # + stuck timeout) and the oldest due pending job, on ingest_jobs_leased_idx and _due_idx.
     "claim": f"""
         UPDATE ingest_jobs
         SET status = 'processing', attempts = attempts + 1, locked_at = :now, updated_at = :now

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from rk.server.platform.db.sql_rows import LIVE, marks, rows
 
 PUBLISHED = LIVE
@@ -67,6 +70,17 @@ async def published_rows_after(model: str, seen: int, limit: int) -> list[dict[s
         model,
         seen,
         limit,
+    )
+
+
+async def vectors_of_images(model: str, images: npt.NDArray[np.int64]) -> list[dict[str, Any]]:
+    """``model``'s stored vectors of these images (``image_id``, ``vector``): the float32
+    rows the search index ranks its candidates by."""
+    return await rows(
+        "SELECT image_id, vector FROM image_embeddings"
+        f" WHERE model = {{}} AND image_id IN ({marks(len(images))})",
+        model,
+        *(int(image) for image in images),
     )
 
 

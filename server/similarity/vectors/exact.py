@@ -14,7 +14,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from rk.core.api.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
+from rk.core.api.vector_indexes import (
+    Floats,
+    Heartbeat,
+    Ids,
+    Placed,
+    Progress,
+    Scope,
+    Scored,
+)
 from rk.core.config import VectorSettings
 from rk.server.similarity.neighbour_lists import Thresholds
 from rk.server.similarity.neighbour_thresholds import HELD
@@ -40,9 +48,17 @@ class ExactIndex:
         """Nothing to prepare: vectors load on the first query."""
         return None
 
-    async def search(self, model: str, query: Floats, k: int, kind: str | None = None) -> Scored:
-        """The exact top-``k`` published images (see ``SearchIndex.search``)."""
-        return await self.indexes.of(model).search(query, k, kind)
+    async def search(
+        self,
+        model: str,
+        query: Floats,
+        k: int,
+        kind: str | None = None,
+        within: Scope | None = None,
+    ) -> Scored:
+        """The exact top-``k`` published images, of ``within``'s articles when given (see
+        ``SearchIndex.search``)."""
+        return await self.indexes.of(model).search(query, k, kind, within)
 
     async def place(
         self,

@@ -25,6 +25,18 @@ PLACE_CONNECTIONS = 4
 size less two, so the rest of the process keeps connections)."""
 
 
+def top_published_sql(space: Space) -> str:
+    """``top_published``'s statement: ``$1`` the query as ``real[]``, ``$2`` the candidates."""
+    return (
+        "SELECT c.image_id, c.d, a.id IS NOT NULL AS shown FROM (SELECT image_id,"
+        " embedding <=> $1::real[]::vector AS d"
+        f" FROM {space.table} ORDER BY embedding <=> $1::real[]::vector LIMIT $2) c"
+        " LEFT JOIN images i ON i.id = c.image_id"
+        f" LEFT JOIN articles a ON a.id = i.article_id AND {LIVE}"
+        " ORDER BY c.d, c.image_id"
+    )
+
+
 async def top_published(space: Space, query: np.ndarray, k: int, ef: int) -> tuple[Scored, int]:
     """The ``k`` best published images among the space's ``ef`` nearest to the ``query``,
     and how many candidates the index gave (fewer than ``ef``: all it has).
@@ -36,14 +48,7 @@ async def top_published(space: Space, query: np.ndarray, k: int, ef: int) -> tup
     async with db.transaction() as tx:
         await tx.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
         found = await tx.rows(
-            "SELECT c.image_id, c.d, a.id IS NOT NULL AS shown FROM (SELECT image_id,"
-            " embedding <=> $1::real[]::vector AS d"
-            f" FROM {space.table} ORDER BY embedding <=> $1::real[]::vector LIMIT $2) c"
-            " LEFT JOIN images i ON i.id = c.image_id"
-            f" LEFT JOIN articles a ON a.id = i.article_id AND {LIVE}"
-            " ORDER BY c.d, c.image_id",
-            np.asarray(query, dtype=np.float32).tolist(),
-            ef,
+            top_published_sql(space), np.asarray(query, dtype=np.float32).tolist(), ef
         )
     shown = [(int(row["image_id"]), 1.0 - float(row["d"])) for row in found if row["shown"]]
     return shown[:k], len(found)

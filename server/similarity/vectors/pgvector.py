@@ -18,10 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from typing import ClassVar
 
 from rk.core.api.errors import RkError
-from rk.core.api.vector_indexes import Floats, Heartbeat, Ids, Placed, Progress, Scored
+from rk.core.api.vector_indexes import (
+    Floats,
+    Heartbeat,
+    Ids,
+    Placed,
+    Progress,
+    Scope,
+    Scored,
+)
 from rk.core.config import VectorSettings
 from rk.server.platform.db.sql_rows import rows
 from rk.server.platform.jobs.background import stop_task
@@ -35,6 +44,7 @@ from rk.server.similarity.vectors.pg_queries import (
     nearest_stored,
     top_published,
 )
+from rk.server.similarity.vectors.pg_scoped import pgvector_version, scoped_top
 from rk.server.similarity.vectors.pg_spaces import (
     Space,
     backfill,
@@ -59,6 +69,10 @@ class PgvectorIndex:
         self.settings = settings
         self._fallback: ExactIndex | None = None
         self._backfill: asyncio.Task[None] | None = None
+        self.version: tuple[int, ...] | None = None
+        """The server's pgvector version, read at the first scoped search."""
+        self.plans: Counter[str] = Counter()
+        """How often each plan of ``pg_scoped.scoped_top`` answered a scoped search."""
 
     @property
     def fallback(self) -> ExactIndex:
@@ -114,16 +128,31 @@ class PgvectorIndex:
         await stop_task(self._backfill)
         self._backfill = None
 
-    async def search(self, model: str, query: Floats, k: int, kind: str | None = None) -> Scored:
-        """The ``k`` published images nearest to ``query`` (HNSW, ``ef_search`` candidates)."""
+    async def search(
+        self,
+        model: str,
+        query: Floats,
+        k: int,
+        kind: str | None = None,
+        within: Scope | None = None,
+    ) -> Scored:
+        """The ``k`` published images nearest to ``query`` (HNSW, ``ef_search`` candidates);
+        with ``within``, of its articles only (``pg_scoped``: ``min(k, |scope|)`` always)."""
         known = await spaces(model)
         chosen = [s for s in known if s.dim == len(query) and kind in (None, s.kind)]
         if any(not space.ready for space in chosen):
-            return await self.fallback.search(model, query, k, kind)
+            return await self.fallback.search(model, query, k, kind, within)
         if self._fallback is not None and all(space.ready for space in known):
             self._fallback.indexes.drop(model)  # filled: the copy in memory is no longer needed
         merged: Scored = []
         for space in chosen:
+            if within is not None:
+                if self.version is None:
+                    self.version = await pgvector_version()
+                hits, plan = await scoped_top(space, query, k, within, self.settings, self.version)
+                self.plans[plan] += 1
+                merged.extend(hits)
+                continue
             ef = min(MAX_EF_SEARCH, max(self.settings.ef_search, k))
             while True:
                 hits, given = await top_published(space, query, k, ef)

@@ -24,7 +24,11 @@ from rk.server.platform.db.tables import (
 )
 
 DUPLICATE = (sqlite3.IntegrityError, asyncpg.UniqueViolationError)
-DROPPED_INDEXES = {"image_neighbors_model_neighbor_idx", "ingest_jobs_brand_id"}  # 0043, 0045
+DROPPED_INDEXES = {
+    "image_neighbors_model_neighbor_idx",  # 0043
+    "ingest_jobs_brand_id",  # 0045
+    "ingest_jobs_claim_idx",  # 0074: partial indexes instead
+}
 NAMED_INDEXES = {sql.split(" INDEX ")[1].split()[0] for sql in INDEXES} - DROPPED_INDEXES
 
 

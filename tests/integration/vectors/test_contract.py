@@ -11,6 +11,7 @@ from rk.core.api.plugins import RkPluginManager
 from rk.server.platform.db.tables import Article, ImageEmbedding
 from rk.server.similarity.embeddings import vector_bytes
 from rk.server.similarity.neighbours import normalised
+from rk.server.similarity.vector_codes import words
 from tests.integration.embeddings import seed
 from tests.integration.vectors.conftest import Setup
 from tests.integration.vectors.helpers import DIM, MODEL, brute, clustered, save, show
@@ -142,5 +143,6 @@ async def test_memory_held_by_the_process(setup: Setup, plugin_manager: RkPlugin
     held = setup.index.nbytes()
     if setup.name == "pgvector":
         assert held == 0  # the vectors live in PostgreSQL
-    else:
-        assert held >= 100 * DIM * 4
+    else:  # per row: sign bits, int8 vector, its scale, image and article ids
+        assert held == 100 * (8 * words(DIM) + DIM + 4 + 16)
+        assert held < 100 * (DIM * 4 + 16) / 2  # under half the float32 rows
