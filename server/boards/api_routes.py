@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post, put
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, JSONBody, Parameter
 
 from rk.core.api.storage import Storage
@@ -44,12 +45,16 @@ class BoardApi(Controller):
 
     @post("/", status_code=201, request_max_body_size=MAX_BODY_BYTES, name="api:board-create")
     async def create(
-        self, request: Request[Any, Any, Any], state: State, data: JSONBody[BoardWrite]
+        self,
+        request: Request[Any, Any, Any],
+        state: State,
+        secret: NamedDependency[str],
+        data: JSONBody[BoardWrite],
     ) -> Response[BoardCreated]:
         """Share a board: its title and items (published images, with notes) in order; the
         answer holds the view link and the edit link (shown this once)."""
         created = await service.create(
-            state.settings.boards, data, client_address(request), storage_of(request)
+            state.settings.boards, data, client_address(request), secret, storage_of(request)
         )
         return Response(created, status_code=201, headers=PRIVATE)
 

@@ -19,6 +19,7 @@ from rk.server.boards import repository
 from rk.server.boards.tokens import (
     EDIT_KEY,
     VIEW_TOKEN,
+    client_digest,
     digest,
     key_matches,
     new_edit_key,
@@ -90,12 +91,13 @@ async def _only_published(image_ids: Sequence[int], kept: set[int]) -> None:
 
 
 async def create(
-    limits: BoardSettings, write: BoardWrite, address: str, storage: Storage
+    limits: BoardSettings, write: BoardWrite, address: str, secret: str, storage: Storage
 ) -> BoardCreated:
-    """Store a new board for the client at ``address``; both links and the board."""
+    """Store a new board for the client at ``address`` (kept as its HMAC under ``secret``);
+    both links and the board."""
     title, items = _checked(limits, write)
     await _only_published([image_id for image_id, _ in items], set())
-    now, client = int(time.time()), digest(address)
+    now, client = int(time.time()), client_digest(secret, address)
     if limits.per_address_per_day:
         made = await repository.created_since(client, now - DAY_S)
         if made >= limits.per_address_per_day:

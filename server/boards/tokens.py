@@ -28,8 +28,14 @@ def new_edit_key() -> str:
 
 
 def digest(text: str) -> str:
-    """The SHA-256 of ``text``, hex (edit keys, client addresses)."""
+    """The SHA-256 of ``text``, hex (edit keys)."""
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def client_digest(secret: str, address: str) -> str:
+    """The HMAC-SHA-256 of a client address under the backend's secret, hex: it counts
+    boards per address without keeping the address (a bare hash of an IPv4 is reversible)."""
+    return hmac.new(secret.encode(), address.encode(), hashlib.sha256).hexdigest()
 
 
 def key_matches(given: str, stored_hash: str) -> bool:

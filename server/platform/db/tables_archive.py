@@ -206,8 +206,8 @@ class PublicFacetCount(Table, tablename="public_facet_counts"):
 class Board(Table, tablename="boards"):
     """A visitor's shared board (migration 0076), reached by its capability tokens.
 
-    ``edit_hash`` is the SHA-256 of the edit token; ``client_hash`` that of the creating
-    address, counted per day (index ``boards_client_created``).
+    ``edit_hash`` is the SHA-256 of the edit token; ``client_hash`` an HMAC of the creating
+    address under the backend's secret, counted per day (index ``boards_client_created``).
     """
 
     id: Serial  # piccolo's implicit primary key, declared for type checkers

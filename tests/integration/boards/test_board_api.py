@@ -32,6 +32,8 @@ async def test_sharing_gives_a_view_link_and_a_separate_edit_link(
     assert row is not None
     assert row["edit_hash"] == hashlib.sha256(created["edit_key"].encode()).hexdigest()
     assert created["edit_key"] not in str(row)
+    assert "127.0.0.1" not in str(row)
+    assert row["client_hash"] != hashlib.sha256(b"127.0.0.1").hexdigest()
     board = (await site.client.get(f"/api{created['view_url']}")).json()
     assert board["title"] == "Coats for the trend story"
     assert [(i["image_id"], i["note"], i["available"]) for i in board["items"]] == [

@@ -2,7 +2,7 @@
 
 A board is reached by its capability tokens: ``view_token`` (unique, in the view link) and
 ``edit_hash`` (the SHA-256 of the edit token; the token itself is never stored).
-``client_hash`` (the SHA-256 of the creating client's address) and ``created_at`` count
+``client_hash`` (an HMAC of the creating client's address) and ``created_at`` count
 boards per address and day (index ``boards_client_created``). An item is one image at one
 ``position`` (0-based, rewritten whole on each edit) with a ``note``; items go with their
 board (``ON DELETE CASCADE``) but not with their image: an image unpublished or removed
