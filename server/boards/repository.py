@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rk.server.platform.db.sql_rows import LIVE, marks, rows
+from rk.server.platform.db.sql_rows import LIVE, engine_type, marks, rows
 from rk.server.platform.db.tables import Board, BoardItem
 from rk.server.platform.db.write_transactions import write_transaction
 from rk.server.site import IMAGE_COLUMNS
+
+DAY_S = 86_400
+"""The window of the per-address limit on new boards."""
 
 
 async def created_since(client_hash: str, since: int) -> int:
@@ -63,9 +66,20 @@ async def insert_board(
     client_hash: str,
     items: Sequence[tuple[int, str]],
     now: int,
-) -> int:
-    """A new board with its items (image id, note) in order, in one transaction; its id."""
+    per_day: int,
+) -> int | None:
+    """A new board with its items (image id, note) in order, in one transaction; its id, or
+    None when the client already created ``per_day`` boards in the last day (0: no limit).
+
+    The count is taken inside the transaction, under a per-client lock on PostgreSQL (one
+    writer at a time on SQLite), so two boards at once cannot both take the last slot.
+    """
     async with write_transaction(Board):
+        if per_day:
+            if engine_type() == "postgres":
+                await rows("SELECT pg_advisory_xact_lock(hashtext({}))", client_hash)
+            if await created_since(client_hash, now - DAY_S) >= per_day:
+                return None
         board = Board(
             view_token=view_token,
             edit_hash=edit_hash,

@@ -29,7 +29,6 @@ from rk.server.boards.wire import BoardCreated, BoardItemIn, BoardItemOut, Board
 from rk.server.platform.http.errors import ApiError, BadRequest, NotFound
 from rk.server.site import picture
 
-DAY_S = 86_400
 SHOWN_IDS = 10
 """At most this many refused image ids are named in an error line."""
 
@@ -98,12 +97,10 @@ async def create(
     title, items = _checked(limits, write)
     await _only_published([image_id for image_id, _ in items], set())
     now, client = int(time.time()), client_digest(secret, address)
-    if limits.per_address_per_day:
-        made = await repository.created_since(client, now - DAY_S)
-        if made >= limits.per_address_per_day:
-            raise TooManyBoards(f"at most {limits.per_address_per_day} boards a day per address")
-    view, key = new_view_token(), new_edit_key()
-    await repository.insert_board(view, digest(key), title, client, items, now)
+    view, key, per_day = new_view_token(), new_edit_key(), limits.per_address_per_day
+    made = await repository.insert_board(view, digest(key), title, client, items, now, per_day)
+    if made is None:
+        raise TooManyBoards(f"at most {per_day} boards a day per address")
     row = await board(view)
     return BoardCreated(
         view_url=view_path(view),
