@@ -16,7 +16,7 @@ from litestar.di import NamedDependency
 from rk.core.api.storage import Storage
 from rk.server.similarity import runtime_of
 from rk.server.site.facets import facets
-from rk.server.site.http_cache import answer, render_html
+from rk.server.site.http_cache import PRIVATE, answer, render_html, send
 from rk.server.site.page_cache import Rendered, serve_cached
 from rk.server.site.params import (
     QUERIES,
@@ -29,6 +29,7 @@ from rk.server.site.params import (
     ShowsQuery,
 )
 from rk.server.site.show_filters import KINDS
+from rk.server.site.viewer import moderator_looking
 from rk.server.site.views import (
     Listing,
     brand_view,
@@ -150,10 +151,14 @@ class PublicPages(PublicController):
 
     @get("/images/{image_id:str}", name="public:image")
     async def image(self, request: Request[Any, Any, Any], image_id: ImageId) -> Response[bytes]:
-        """A published image large, its show, previous/next look and similar looks."""
+        """A published image large, its show, previous/next look and similar looks (with their
+        scores and the model id for a signed-in moderator: never cached nor shared)."""
 
-        async def render() -> Rendered:
+        async def render(moderator: bool = False) -> Rendered:
             found = await image_view(storage_of(request), image_id, model_of(request))
-            return render_html(request, "public/image.html", {"page": found})
+            context = {"page": found, "moderator": moderator}
+            return render_html(request, "public/image.html", context, vary="Cookie")
 
+        if await moderator_looking(request):
+            return send(request, await render(moderator=True), cache_control=PRIVATE)
         return await answer(request, render, neighbours=True)
