@@ -14,6 +14,7 @@ from litestar import Controller, Request, Response, get
 from litestar.di import NamedDependency
 
 from rk.core.api.storage import Storage
+from rk.server.platform.http.session_cookie import moderator_looking
 from rk.server.similarity import runtime_of
 from rk.server.site.facets import facets
 from rk.server.site.http_cache import PRIVATE, answer, render_html, send
@@ -29,7 +30,6 @@ from rk.server.site.params import (
     ShowsQuery,
 )
 from rk.server.site.show_filters import KINDS
-from rk.server.site.viewer import moderator_looking
 from rk.server.site.views import (
     Listing,
     brand_view,
