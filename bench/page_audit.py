@@ -37,7 +37,7 @@ from rk.server.platform.db.engine import close, connect
 from tests.browser.conftest import ARGS, CHROMIUM, PHONE
 from tests.browser.test_accessibility import AXE, violations
 from tests.integration.public.archive import Archive, add_image, add_show
-from tests.integration.spider.procs import Backend
+from tests.integration.spider.procs import RK, Backend, clean_env
 
 ROOT = Path(__file__).resolve().parents[1]
 LIGHTHOUSE = ROOT / "bench" / "audit" / "node_modules" / ".bin" / "lighthouse"
@@ -76,6 +76,21 @@ async def fill(storage: Storage, looks: int, width: int) -> Archive:
             image = await add_image(storage, article, "look", position, data, "runway")
             archive.images.setdefault(name, []).append(image)
     return archive
+
+
+def make_renditions(backend: Backend) -> str:
+    """Run ``rk storage renditions`` against the backend's data as an operator would; its
+    last progress line (a loaded machine may take minutes: no short timeout)."""
+    done = subprocess.run(
+        [RK, "storage", "renditions", "--config", str(backend.config)]
+        + ["--data-dir", str(backend.data_dir)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=True,
+        timeout=3600,
+    )
+    return done.stdout.splitlines()[-2]
 
 
 def npm_ci(folder: Path) -> None:
@@ -169,7 +184,7 @@ def main() -> int:
                     await close(engine)
 
             archive = asyncio.run(seeded())
-            print(backend.ok("storage", "renditions").splitlines()[-1])
+            print(make_renditions(backend))
             paths = {
                 "home": "/",
                 "show": f"/shows/{archive.shows['show-0']}",

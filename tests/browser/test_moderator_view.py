@@ -17,8 +17,10 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.browser.archive_site import archive_backend
 from tests.browser.conftest import DESKTOP, PHONE, screenshot
+from tests.browser.test_accessibility import AXE, report, violations
 from tests.integration.public.archive import Archive, seed
 from tests.integration.spider.procs import RK, Backend, clean_env
+from tests.support.skips import skip_or_fail
 
 PASSWORD = "a moderator's long password"
 
@@ -94,6 +96,10 @@ def test_a_moderator_sees_scores_and_the_model_a_visitor_never_does(
         for score in mod.locator("[data-score]").all_inner_texts():
             assert 0.0 < float(score.split()[-1]) <= 1.0, score
         assert headers["cache-control"] == "private, no-store"
+        if not AXE.exists():
+            skip_or_fail(f"{AXE} missing: npm install --prefix tests/browser/axe")
+        found = violations(mod, AXE.read_text())
+        assert not found, report({"moderator's image page": found})
         screenshot(mod, "moderator-image-desktop", tmp_path)
 
         again = mod.reload()  # a reload revalidates: still the moderator's page, never a 304
