@@ -81,9 +81,9 @@ async def fill(storage: Storage, looks: int, width: int) -> Archive:
 def make_renditions(backend: Backend) -> str:
     """Run ``rk storage renditions`` against the backend's data as an operator would; its
     last progress line (a loaded machine may take minutes: no short timeout)."""
+    where = ("--config", str(backend.config), "--data-dir", str(backend.data_dir))
     done = subprocess.run(
-        [RK, "storage", "renditions", "--config", str(backend.config)]
-        + ["--data-dir", str(backend.data_dir)],
+        [RK, "storage", "renditions", *where],
         capture_output=True,
         text=True,
         env=clean_env(),
