@@ -86,7 +86,7 @@ def make_ladder(data: bytes, max_pixels: int = MAX_PIXELS) -> list[Rung] | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as original:
-                if pixel_problem(*original.size, max_pixels):
+                if pixel_problem(original.width, original.height, max_pixels):
                     return None
                 orientation = orientation_of(original)
                 upright = upright_size(original.size, orientation)

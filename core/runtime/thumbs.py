@@ -164,7 +164,7 @@ def make_thumbnail(
                 else:
                     size = want = upright_size(fit, orientation_of(original))
                 box = draft(original, want)
-                if pixel_problem(*original.size, max_pixels):
+                if pixel_problem(original.width, original.height, max_pixels):
                     return None
                 big = original.size[0] * original.size[1] > BIG_PIXELS
                 with BIG_DECODES if big else nullcontext():
