@@ -86,7 +86,7 @@ def seed(world: World) -> None:
     _duplicate(world)
     for name, _ in BRANDS:
         world.rk("crawl", "add", name, "--max-shows", "3")
-    world.rk("crawl", "add", "Nordlys", "--max-shows", "0", "--priority", "5")
+    world.rk("crawl", "add", "Nordlys", "--max-shows", "0", "--priority", "5", "--again")
     claimed = []
     for worker in ("spider-paris-1", "spider-paris-2", "spider-oslo-1", "spider-oslo-2"):
         answer = _signed(world, TASKS, {"worker": worker, "source": "vogue"})
