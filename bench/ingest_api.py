@@ -1,22 +1,17 @@
-"""Signed ingest POSTs per second against ``rk serve-backend``, next to a bare Litestar 202.
+"""Signed ingest as capacity: shows a second and a core, and p99, at 64 concurrent spiders.
 
-The servers run as separate processes, one uvicorn worker each, no access log. The load
-comes from separate client processes (a minimal keep-alive HTTP/1.1 client on asyncio,
-because an httpx loop measures httpx). Every request carries a 40-look ShowIngest, freshly
-signed; the bare endpoint returns 202 without reading anything, so the ratio is what
-signature checking, strict decoding, brand lookup and the job INSERT cost. A second bare
-endpoint reads and decodes the body into a ShowIngest (Litestar's own ``data:``) before
-its 202. A third does, on a raw ASGI route, what every signed ingest must before any
-write, with rk's own functions: one body read, the signature check, the strict decode
-(with every URL check); it has no database and none of rk's middleware (request id, log
-line, latency metric), so rk ÷ bare cannot beat its ratio: the gap from it to rk is the
-replay record, the brand, the INSERT and that middleware.
+A real ``rk serve-backend`` (one uvicorn worker, no ingest workers, so the figure is the
+intake alone) takes signed 40-look ``ShowIngest`` POSTs from ``--spiders`` keep-alive
+connections spread over two client processes (a minimal HTTP/1.1 client on asyncio: an
+httpx loop would measure httpx). Each connection posts back to back, which is far more than
+a spider does: a spider posts one show every few seconds (it fetches a show page and its
+looks between posts). The table gives, per round, shows a second, the backend's CPU per
+show (its process, plus its PostgreSQL backends on ``--database``), shows a second per busy
+core (1 ÷ that CPU), p50 and p99, and how many spiders one core serves at one show every
+``--spider-interval`` seconds each.
 
-    .venv/bin/python -m bench.ingest_api [--seconds 5] [--repeat 3] [--clients 2]
-                                         [--connections 16] [--database DSN]
-
-Rounds interleave the three targets and the best round of each is shown, so a burst of
-other work on the machine does not land on one row only.
+    .venv/bin/python -m bench.ingest_api [--spiders 64] [--seconds 5] [--rounds 3]
+                                         [--database DSN]
 
 Without ``--database`` the backend runs the embedded default (SQLite in a temp dir).
 """
@@ -33,109 +28,43 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
-from litestar import Litestar, asgi, post
-from litestar.types import HTTPResponseStartEvent, Receive, Scope, Send
-
-from rk.core.api.signing import (
-    NONCE_HEADER,
-    SIGNATURE_HEADER,
-    TIMESTAMP_HEADER,
-    signed_headers,
-    verify,
-)
-from rk.core.api.wire import BrandRef, ImageRef, Look, ShowIngest
-from rk.server.ingest.intake_routes import read_body
+from bench.ingest_show import PATH, SECRET, payload
+from bench.job_queue import backend_cpu_s, proc_cpu_s
+from rk.core.api.signing import signed_headers
 from tests.support.net import free_port, wait_for_port
 
-SECRET = "bench-secret"
-PATH = "/admin/internal/ingest"
 RK = str(Path(sys.executable).with_name("rk"))
-
-ROOT = Path(__file__).resolve().parents[1]  # the bench's own servers start as -m from here
-
-
-def payload(brand_uid: str = "", looks: int = 40) -> bytes:
-    """A realistic runway show: its brand and 40 looks, each with a URL."""
-    show = ShowIngest(
-        source="vogue",
-        kind="runway",
-        brand=BrandRef(uid=brand_uid, name="Maison Aurele") if brand_uid else None,
-        show_key="spring-2025-ready-to-wear/maison-aurele",
-        title="Maison Aurèle Spring 2025 Ready-to-Wear",
-        season="Spring 2025",
-        city="Paris",
-        url="https://www.vogue.com/fashion-shows/spring-2025-ready-to-wear/maison-aurele",
-        looks=[
-            Look(
-                number=n,
-                image=ImageRef(
-                    url=f"https://assets.vogue.com/photos/66f0a1b2c3d4e5f6a7b8c9{n:02d}/master/"
-                    f"w_2560%2Cc_limit/{n:05d}-maison-aurele-spring-2025.jpg"
-                ),
-            )
-            for n in range(1, looks + 1)
-        ],
-    )
-    return msgspec.json.encode(show)
+CLIENTS = 2
 
 
-def bare_app(decode: bool) -> Litestar:
-    """A Litestar app whose one route answers 202: reading nothing, or decoding the body."""
+@dataclass(frozen=True)
+class Round:
+    """One timed round: shows accepted, non-202 answers, latencies, backend CPU seconds."""
 
-    @post(PATH, status_code=202)
-    async def accept() -> dict[str, int]:
-        return {"job_id": 1}
+    shows: int
+    errors: int
+    latencies: list[float]
+    cpu_s: float
+    seconds: float
 
-    @post(PATH, status_code=202)
-    async def accept_decoded(data: ShowIngest) -> dict[str, int]:
-        return {"job_id": len(data.looks)}
+    @property
+    def rate(self) -> float:
+        return self.shows / self.seconds
 
-    return Litestar([accept_decoded if decode else accept])
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu_s / max(self.shows, 1) * 1e6
 
-
-def checked_app() -> Litestar:
-    """A raw route that reads the body once, checks its signature and strictly decodes it
-    (rk's ``read_body``, ``verify`` and wire type), then answers 202: no database."""
-    decoder = msgspec.json.Decoder(ShowIngest)
-
-    @asgi(PATH, copy_scope=False)
-    async def accept_checked(scope: Scope, receive: Receive, send: Send) -> None:
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        body = await read_body(receive, headers.get("content-length"), 16 << 20)
-        verify(
-            SECRET,
-            "POST",
-            PATH,
-            headers.get(TIMESTAMP_HEADER.lower()),
-            headers.get(SIGNATURE_HEADER.lower()),
-            body,
-            nonce=headers.get(NONCE_HEADER.lower()),
-        )
-        answer = msgspec.json.encode({"job_id": len(decoder.decode(body).looks)})
-        length = (b"content-length", str(len(answer)).encode())
-        start: HTTPResponseStartEvent = {
-            "type": "http.response.start",
-            "status": 202,
-            "headers": [(b"content-type", b"application/json"), length],
-        }
-        await send(start)
-        await send({"type": "http.response.body", "body": answer, "more_body": False})
-
-    return Litestar([accept_checked])
-
-
-def bare_server(port: int, kind: str) -> None:
-    """A baseline app (``bare``, ``decoding`` or ``checked``) under uvicorn on ``port``."""
-    import uvicorn
-
-    app = checked_app() if kind == "checked" else bare_app(kind == "decoding")
-    uvicorn.run(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
+    def quantile(self, q: float) -> float:
+        ordered = sorted(self.latencies) or [0.0]
+        return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
 async def _connection(port: int, body: bytes, until: float, latencies: list[float]) -> int:
+    """Post signed shows back to back on one keep-alive connection; the non-202 count."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     errors = 0
     try:
@@ -149,8 +78,7 @@ async def _connection(port: int, body: bytes, until: float, latencies: list[floa
             )
             started = time.perf_counter()
             writer.write(head.encode() + body)
-            status_and_headers = await reader.readuntil(b"\r\n\r\n")
-            lines = status_and_headers.decode("latin-1").split("\r\n")
+            lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
             length = next(
                 int(line.split(":", 1)[1])
                 for line in lines
@@ -158,8 +86,7 @@ async def _connection(port: int, body: bytes, until: float, latencies: list[floa
             )
             await reader.readexactly(length)
             latencies.append(time.perf_counter() - started)
-            if lines[0].split()[1] != "202":
-                errors += 1
+            errors += lines[0].split()[1] != "202"
     finally:
         writer.close()
     return errors
@@ -173,63 +100,78 @@ def client(
     start_at: float,
     out: multiprocessing.Queue,
 ) -> None:
-    """One load process: ``connections`` keep-alive connections for ``seconds``."""
+    """One load process: ``connections`` connections posting for ``seconds``."""
     latencies: list[float] = []
 
     async def main() -> int:
         await asyncio.sleep(max(0.0, start_at - time.time()))
         until = time.monotonic() + seconds
-        results = await asyncio.gather(
-            *(_connection(port, body, until, latencies) for _ in range(connections))
-        )
-        return sum(results)
+        posting = (_connection(port, body, until, latencies) for _ in range(connections))
+        return sum(await asyncio.gather(*posting))
 
     errors = asyncio.run(main())
-    out.put((len(latencies), errors, latencies))
+    out.put((errors, latencies))
 
 
-def load(
-    port: int, body: bytes, clients: int, connections: int, seconds: float
-) -> tuple[float, int, list[float]]:
-    """Requests per second, error count and all latencies from ``clients`` processes."""
+def timed_round(
+    port: int, body: bytes, spiders: int, seconds: float, backend: int, dsn: str
+) -> Round:
+    """``spiders`` connections over ``CLIENTS`` processes for ``seconds``, CPU read around it."""
     ctx = multiprocessing.get_context("spawn")
     out: multiprocessing.Queue = ctx.Queue()
     start_at = time.time() + 1.5
+    shares = [spiders // CLIENTS + (i < spiders % CLIENTS) for i in range(CLIENTS)]
     procs = [
-        ctx.Process(target=client, args=(port, body, connections, seconds, start_at, out))
-        for _ in range(clients)
+        ctx.Process(target=client, args=(port, body, share, seconds, start_at, out))
+        for share in shares
     ]
     for proc in procs:
         proc.start()
-    done = 0
-    errors = 0
-    latencies: list[float] = []
+    db_before = asyncio.run(backend_cpu_s(dsn))
+    cpu_before = proc_cpu_s([backend])[backend]
+    errors, latencies = 0, []
     for _ in procs:
-        count, errs, lats = out.get(timeout=seconds + 60)
-        done += count
+        errs, lats = out.get(timeout=seconds + 60)
         errors += errs
         latencies += lats
+    cpu = proc_cpu_s([backend])[backend] - cpu_before
+    db_after = asyncio.run(backend_cpu_s(dsn))
+    cpu += sum(used - db_before.get(pid, 0.0) for pid, used in db_after.items())
     for proc in procs:
         proc.join()
-    return done / seconds, errors, latencies
+    return Round(len(latencies) - errors, errors, latencies, cpu, seconds)
+
+
+def show_table(rounds: list[Round], args: argparse.Namespace, size: int) -> None:
+    """Each round, the medians, and the fleet one core serves."""
+    engine = "PostgreSQL" if args.database else "SQLite"
+    print(
+        f"signed ingest capacity: {size}-byte 40-look ShowIngest, 1 uvicorn worker on "
+        f"{engine}, {args.spiders} spiders posting back to back, {len(rounds)} rounds of "
+        f"{args.seconds:g} s, load average {os.getloadavg()[0]:.1f}"
+    )
+    head = ("round", "shows/s", "CPU µs/show", "shows/s/core", "p50 ms", "p99 ms", "non-202")
+    print("| " + " | ".join(head) + " |\n|" + "---|" + "---:|" * (len(head) - 1))
+    for n, r in enumerate(rounds, 1):
+        cells = (r.rate, r.cpu_us, 1e6 / r.cpu_us, r.quantile(0.5) * 1e3, r.quantile(0.99) * 1e3)
+        print(f"| {n} | " + " | ".join(f"{c:,.1f}" for c in cells) + f" | {r.errors} |")
+    per_core = statistics.median(1e6 / r.cpu_us for r in rounds)
+    p99 = statistics.median(r.quantile(0.99) for r in rounds) * 1e3
+    print(
+        f"median: {per_core:,.0f} shows/s per busy core, p99 {p99:.1f} ms at {args.spiders} "
+        f"spiders; at one show every {args.spider_interval:g} s a spider, one core serves "
+        f"{per_core * args.spider_interval:,.0f} spiders"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spiders", type=int, default=64, help="concurrent connections")
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--clients", type=int, default=2)
-    parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; best shown")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--spider-interval", type=float, default=3.0, help="s between posts")
     parser.add_argument("--database", default="", help="PostgreSQL DSN (default: SQLite)")
-    parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--decoding-server", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--checked-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    for kind in ("bare", "decoding", "checked"):
-        port = getattr(args, f"{kind}_server")
-        if port:
-            bare_server(port, kind)
-            return
 
     with tempfile.TemporaryDirectory(prefix="rk-bench-api-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RK_")}
@@ -243,69 +185,28 @@ def main() -> None:
             text=True,
             check=True,
         )
-        brand_uid = re.search(r"uid=(\S+)", added.stdout + added.stderr).group(1)  # type: ignore[union-attr]
-        body = payload(brand_uid)
-        rk_port, bare_port, decoding_port, checked_port = (free_port() for _ in range(4))
-        servers = [
-            subprocess.Popen(
-                [RK, "serve-backend", "--port", str(rk_port), "--workers", "0", "--data-dir", tmp],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            ),
-            *(
-                subprocess.Popen(
-                    [sys.executable, "-m", "bench.ingest_api", flag, str(port)],
-                    cwd=ROOT,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-                for flag, port in (
-                    ("--bare-server", bare_port),
-                    ("--decoding-server", decoding_port),
-                    ("--checked-server", checked_port),
-                )
-            ),
-        ]
+        uid = re.search(r"uid=(\S+)", added.stdout + added.stderr)
+        if uid is None:
+            raise SystemExit(f"rk brands add said no uid: {added.stdout}{added.stderr}")
+        body = payload(uid.group(1))
+        port = free_port()
+        server = subprocess.Popen(
+            [RK, "serve-backend", "--port", str(port), "--workers", "0", "--data-dir", tmp],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
-            for port in (rk_port, bare_port, decoding_port, checked_port):
-                wait_for_port(port)
-            targets = (
-                ("bare Litestar 202", bare_port),
-                ("Litestar 202 + decode body", decoding_port),
-                ("202 + rk's checks, no DB", checked_port),
-                ("rk ingest (signed)", rk_port),
-            )
-            best: dict[str, tuple[str, float, int, float, float]] = {}
-            for _ in range(args.repeat):  # rounds interleave the targets: load shifts hit all
-                for name, port in targets:
-                    rate, errors, latencies = load(
-                        port, body, args.clients, args.connections, args.seconds
-                    )
-                    lat = sorted(latencies) or [0.0]
-                    row = (name, rate, errors, statistics.median(lat), lat[int(len(lat) * 0.99)])
-                    if name not in best or rate > best[name][1]:
-                        best[name] = row
-            rows = [best[name] for name, _ in targets]
+            wait_for_port(port)
+            timed_round(port, body, args.spiders, 1.0, server.pid, args.database)  # warm-up
+            rounds = [
+                timed_round(port, body, args.spiders, args.seconds, server.pid, args.database)
+                for _ in range(args.rounds)
+            ]
         finally:
-            for proc in servers:
-                proc.terminate()
-                proc.wait(timeout=30)
-
-    engine = "PostgreSQL" if args.database else "SQLite"
-    print(
-        f"ingest API, 40-look ShowIngest with brand ({len(body)} bytes), 1 uvicorn worker, "
-        f"{args.clients} client processes × {args.connections} connections, "
-        f"best of {args.repeat} interleaved rounds of {args.seconds:g} s, backend on {engine}, "
-        f"load average {os.getloadavg()[0]:.1f} after"
-    )
-    print(f"{'target':<28}{'req/s':>10}{'non-202':>10}{'p50 ms':>10}{'p99 ms':>10}")
-    for name, rate, errors, p50, p99 in rows:
-        print(f"{name:<28}{rate:>10.0f}{errors:>10}{p50 * 1000:>10.2f}{p99 * 1000:>10.2f}")
-    bare, decoding, checked, rk = (rate for _, rate, _, _, _ in rows)
-    print(f"ratio rk / bare: {rk / bare:.2f}")
-    print(f"ratio rk / Litestar + decode: {rk / decoding:.2f}")
-    print(f"ceiling, rk's checks without a database / bare: {checked / bare:.2f}")
+            server.terminate()
+            server.wait(timeout=30)
+    show_table(rounds, args, len(body))
 
 
 if __name__ == "__main__":

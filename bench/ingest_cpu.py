@@ -4,9 +4,9 @@ No sockets and no uvicorn: each request is an ASGI call made straight into the a
 body in one ``http.request`` message), ``--concurrency`` at a time, so the figure is what
 the backend process itself spends per request (its SQLite writer thread included; on
 PostgreSQL the database's own backends are shown apart). The baselines are the apps of
-``bench.ingest_api``: a bare 202 that reads nothing, and one that decodes the body into a
+``bench.ingest_show``: a bare 202 that reads nothing, and one that decodes the body into a
 ShowIngest with Litestar's own ``data:``. Every rk request carries the 40-look show of
-``bench.ingest_api``, signed beforehand (signing is the client's cost) with its own nonce.
+``bench.ingest_show``, signed beforehand (signing is the client's cost) with its own nonce.
 
     .venv/bin/python -m bench.ingest_cpu [--requests 3000] [--repeat 3] [--concurrency 32]
                                          [--database DSN] [--profile] [--only rk]
@@ -32,7 +32,7 @@ from typing import Any
 
 from litestar import Litestar
 
-from bench.ingest_api import PATH, SECRET, bare_app, payload
+from bench.ingest_show import PATH, SECRET, bare_app, payload
 from bench.job_queue import backend_cpu_s, postgres_db
 from rk.core.api.plugins import get_plugin_manager
 from rk.core.api.signing import signed_headers

@@ -21,10 +21,11 @@ from rk.server.site.search_api import SearchController
 def public_routes() -> list[ControllerRouterHandler]:
     """Every handler of the public site and its API, for ``routes.all_routes``."""
     from rk.server.site.api import PublicApi
+    from rk.server.site.citing.routes import CitePages
     from rk.server.site.pages import PublicPages
     from rk.server.site.search_pages import SearchPages
 
-    return [PublicPages, SearchPages, PublicApi]
+    return [PublicPages, SearchPages, PublicApi, CitePages]
 
 
 __all__ = [

@@ -16,6 +16,8 @@ from litestar.di import NamedDependency
 from rk.core.api.storage import Storage
 from rk.server.platform.http.session_cookie import moderator_looking
 from rk.server.similarity import runtime_of
+from rk.server.site.citing.jsonld import image_jsonld, show_jsonld
+from rk.server.site.citing.routes import base_of
 from rk.server.site.facets import facets
 from rk.server.site.http_cache import PRIVATE, answer, render_html, send
 from rk.server.site.page_cache import Rendered, serve_cached
@@ -145,7 +147,8 @@ class PublicPages(PublicController):
 
         async def render() -> Rendered:
             found = await show_view(storage_of(request), show_id)
-            return render_html(request, "public/show.html", {"show": found}, found.updated_at)
+            context = {"show": found, "jsonld": show_jsonld(found, base_of(request))}
+            return render_html(request, "public/show.html", context, found.updated_at)
 
         return await answer(request, render)
 
@@ -156,7 +159,8 @@ class PublicPages(PublicController):
 
         async def render(moderator: bool = False) -> Rendered:
             found = await image_view(storage_of(request), image_id, model_of(request))
-            context = {"page": found, "moderator": moderator}
+            jsonld = image_jsonld(found, base_of(request))
+            context = {"page": found, "jsonld": jsonld, "moderator": moderator}
             return render_html(request, "public/image.html", context, vary="Cookie")
 
         if await moderator_looking(request):

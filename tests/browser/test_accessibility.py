@@ -121,6 +121,8 @@ def public_paths(archive: Archive, colour: str) -> dict[str, str]:
         "all seasons": "/?all=season",
         "show": f"/shows/{show}",
         "image": f"/images/{image}",
+        "cite": f"/images/{image}/cite",
+        "cite a show": f"/shows/{show}/cite",
         "detail": f"/images/{archive.images['acne-ss25'][-1]}",
         "search": "/search?q=coat",
         "more like this": f"/search?like={image}",

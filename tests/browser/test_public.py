@@ -187,6 +187,7 @@ def test_pages_fit_the_screen_and_size_their_images(
         "season": "/seasons/spring-2025-ready-to-wear",
         "show": f"/shows/{archive.shows['acne-ss25']}",
         "image": f"/images/{archive.images['acne-ss25'][0]}",
+        "cite": f"/images/{archive.images['acne-ss25'][0]}/cite",
         "search": "/search?q=green+dress",
         "brands": "/brands",
         "schema": "/schema",
