@@ -144,7 +144,11 @@ def _open_loupe(page: Page) -> None:
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('[data-loupe-img]').complete")
+    page.wait_for_selector("[data-loupe-img]")
+    page.evaluate(  # not wait_for_function: a string to evaluate is refused by the page's CSP
+        """async () => { const img = document.querySelector('[data-loupe-img]');
+            if (!img.complete) await new Promise((r) => { img.onload = img.onerror = r; }); }"""
+    )
 
 
 def _open_reasons(page: Page) -> None:

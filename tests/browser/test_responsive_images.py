@@ -67,7 +67,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Ar
     """A backend with runway-sized shows, their vectors placed and their ladders made."""
     root = tmp_path_factory.mktemp("renditions") / "backend"
     with archive_backend(root, runway_archive) as (backend, archive):
-        *_, last, left = backend.ok("storage", "renditions").splitlines()
+        # a hang guard only: twelve runway-sized ladders take minutes on a loaded machine
+        *_, last, left = backend.ok("storage", "renditions", timeout_s=900).splitlines()
         assert last.startswith("renditions: 12 of 12 originals (100 %): 12 given 48 rungs")
         assert left == "0 originals left without renditions"
         yield backend, archive
