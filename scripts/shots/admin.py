@@ -152,7 +152,7 @@ def _open_loupe(page: Page) -> None:
 
 
 def _open_reasons(page: Page) -> None:
-    page.keyboard.press("r")
+    page.locator(".reject > summary").click()  # what the r key does, without its focus rules
     page.wait_for_selector(".reject[open]")
 
 
