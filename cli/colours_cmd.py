@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
-from rk.cli.db_session import run_with_database
+from rk.cli.db_session import run_with_storage
 
 if TYPE_CHECKING:
+    from rk.core.api.storage import Storage
     from rk.server.colour import BackfillProgress
     from rk.server.platform.db.database import Database
 
@@ -34,9 +35,6 @@ def backfill_command(
     where the last run stopped. Images whose thumbnail is missing or unreadable are counted
     as failed and tried again by the next run.
     """
-    from rk.core.api.lookups import open_storage
-    from rk.core.api.storage import StorageContext
-    from rk.server.app import backend_url
     from rk.server.colour import backfill_colours
     from rk.server.colour.backfill import MAX_BATCH
 
@@ -44,19 +42,14 @@ def backfill_command(
         fail(f"--batch must be between 1 and {MAX_BATCH}, not {batch}")
     if limit < 0:
         fail(f"--limit must be 0 (no limit) or more, not {limit}")
-    settings = settings_from(config, data_dir)
-    storage = open_storage(settings.storage_url, StorageContext(backend_url=backend_url(settings)))
 
     def report(progress: BackfillProgress) -> None:
         typer.echo(progress.line())
 
-    async def work(db: Database) -> BackfillProgress:
-        try:
-            return await backfill_colours(db, storage, batch=batch, limit=limit, progress=report)
-        except OSError as exc:
-            fail(f"storage unavailable: {' '.join(str(exc).split())}")
+    async def work(storage: Storage, db: Database) -> BackfillProgress:
+        return await backfill_colours(db, storage, batch=batch, limit=limit, progress=report)
 
-    done = run_with_database(settings, work)
+    done = run_with_storage(settings_from(config, data_dir), work)
     typer.echo(f"done: {done.line()}")
 
 

@@ -12,6 +12,7 @@ from rk.core.api.errors import RkError
 from rk.core.config import Settings
 
 if TYPE_CHECKING:
+    from rk.core.api.storage import Storage
     from rk.server.platform.db.database import Database
 
 T = TypeVar("T")
@@ -48,3 +49,21 @@ def run_with_database(settings: Settings, work: Callable[[Database], Awaitable[T
 def run_with_db(settings: Settings, work: Callable[[], Awaitable[T]]) -> T:
     """``run_with_database`` for work that uses the tables only."""
     return run_with_database(settings, lambda _db: work())
+
+
+def run_with_storage(settings: Settings, work: Callable[[Storage, Database], Awaitable[T]]) -> T:
+    """``run_with_database`` with the configured object store as well; a store that fails
+    (unreachable, refusing) is one line and exit 2, like a database that cannot be opened."""
+    from rk.core.api.lookups import open_storage
+    from rk.core.api.storage import StorageContext
+    from rk.server.app import backend_url
+
+    storage = open_storage(settings.storage_url, StorageContext(backend_url=backend_url(settings)))
+
+    async def guarded(db: Database) -> T:
+        try:
+            return await work(storage, db)
+        except OSError as exc:
+            fail(f"storage unavailable: {' '.join(str(exc).split())}")
+
+    return run_with_database(settings, guarded)

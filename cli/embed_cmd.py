@@ -50,7 +50,7 @@ def build_embedder(config: str | None, model: str | None, providers: list[str] |
 @embed_app.command("export")
 def export(
     model: Annotated[
-        str, typer.Option("--model", help="Hugging Face hub id or local CLIP checkpoint.")
+        str, typer.Option("--model", help="Hugging Face hub id or local CLIP / SigLIP checkpoint.")
     ],
     out: Annotated[Path, typer.Option("--out", help="Directory to write the ONNX export to.")],
     model_id: Annotated[
@@ -64,15 +64,15 @@ def export(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite a non-empty --out.")] = False,
 ) -> None:
-    """Export a CLIP checkpoint (needs the export extra: torch, transformers, optimum)."""
-    from rk.plugins.clip_embed.export import export_clip
+    """Export a CLIP or SigLIP checkpoint (needs the export extra: torch, transformers, optimum)."""
+    from rk.plugins.clip_embed.export import export_model
 
     if out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not force:
         fail(f"--out {out}: directory is not empty (use --force to overwrite)")
     try:
-        report = export_clip(model, out, model_id=model_id, text=not no_text, opset=opset)
+        report = export_model(model, out, model_id=model_id, text=not no_text, opset=opset)
     except RkError as exc:
         fail(str(exc))
     typer.echo(f"exported {report.model_id} (dim {report.dim}) to {report.out}")

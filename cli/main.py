@@ -18,11 +18,14 @@ from rk.cli import (
     db_cmd,
     doctor_cmd,
     embed_cmd,
+    eval_cmd,
+    export_cmd,
     plugins_cmd,
     serve_cmd,
     spider_cmd,
     spider_embed,
     storage_cmd,
+    tags_cmd,
     vectors_cmd,
     vision_cmd,
 )
@@ -75,6 +78,9 @@ vectors_cmd.register(app)
 doctor_cmd.register(app)
 storage_cmd.register(app)
 colours_cmd.register(app)
+tags_cmd.register(app)
+eval_cmd.register(app)
+export_cmd.register(app)
 
 
 def run() -> None:

@@ -101,11 +101,13 @@ def serve_backend(
     from rk.server.platform.http.proxies import proxy_options
     from rk.server.platform.http.slow_clients import timed_protocol
     from rk.server.platform.signing.secrets import resolve_secrets
+    from rk.server.tags import load_vocabulary
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
     settings = _with_overrides(settings_from(config, data_dir), host, port, workers)
     try:
         secrets = resolve_secrets(settings)
+        load_vocabulary(settings.tags.vocabulary_extra)
     except RkError as exc:
         fail(str(exc))
     if secrets.created:

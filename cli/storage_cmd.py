@@ -3,12 +3,16 @@ renditions``: give images stored before rendition ladders existed their ladder."
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
-from rk.cli.db_session import run_with_db
+from rk.cli.common import ConfigOption, DataDirOption, settings_from
+from rk.cli.db_session import run_with_storage
+
+if TYPE_CHECKING:
+    from rk.core.api.storage import Storage
+    from rk.server.platform.db.database import Database
 
 storage_app = typer.Typer(help="Look after the object store.", no_args_is_help=True)
 
@@ -34,23 +38,15 @@ def gc_command(
     Referenced: images of live articles, keys a running ingest job has claimed, and keys
     named by shows still waiting to be ingested. Prints one line per fact; exit code 0.
     """
-    from rk.core.api.lookups import open_storage
-    from rk.core.api.storage import StorageContext
-    from rk.server.app import backend_url
     from rk.server.media.storage_gc import sweep
 
     settings = settings_from(config, data_dir)
     grace = settings.media.gc_grace_s if grace_s is None else grace_s
-    storage = open_storage(settings.storage_url, StorageContext(backend_url=backend_url(settings)))
 
-    async def work() -> list[str]:
-        try:
-            report = await sweep(storage, grace_s=grace, dry_run=dry_run)
-        except OSError as exc:
-            fail(f"storage unavailable: {' '.join(str(exc).split())}")
-        return report.lines()
+    async def work(storage: Storage, _: Database) -> list[str]:
+        return (await sweep(storage, grace_s=grace, dry_run=dry_run)).lines()
 
-    for line in run_with_db(settings, work):
+    for line in run_with_storage(settings, work):
         typer.echo(line)
 
 
@@ -69,24 +65,15 @@ def renditions_command(
     that stops (Ctrl-C, --limit) is continued by running it again. Prints a progress line
     after each batch and a last one when done; exit code 0.
     """
-    from rk.core.api.lookups import open_storage
-    from rk.core.api.storage import StorageContext
-    from rk.server.app import backend_url
     from rk.server.media.rendition_backfill import BackfillProgress, backfill_renditions
-
-    settings = settings_from(config, data_dir)
-    storage = open_storage(settings.storage_url, StorageContext(backend_url=backend_url(settings)))
 
     def report(progress: BackfillProgress) -> None:
         typer.echo(progress.line())
 
-    async def work() -> BackfillProgress:
-        try:
-            return await backfill_renditions(storage, limit=limit, on_progress=report)
-        except OSError as exc:
-            fail(f"storage unavailable: {' '.join(str(exc).split())}")
+    async def work(storage: Storage, _: Database) -> BackfillProgress:
+        return await backfill_renditions(storage, limit=limit, on_progress=report)
 
-    done = run_with_db(settings, work)
+    done = run_with_storage(settings_from(config, data_dir), work)
     typer.echo(f"{done.left} originals left without renditions")
 
 

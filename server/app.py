@@ -58,6 +58,7 @@ from rk.server.platform.web.templating import template_config
 from rk.server.routes import all_routes
 from rk.server.similarity import PhotoGate, embedding_lifespan
 from rk.server.site import openapi_config
+from rk.server.tags import tags_lifespan
 
 log = logging.getLogger("rk.server")
 PROBE_KEY = f"runway/{'0' * 40}.jpg"
@@ -189,7 +190,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
         exception_handlers=exception_handlers(),
         middleware=[request_context, body_deadline],
         before_send=[state.security_headers],
-        lifespan=[lifespan, embedding_lifespan],
+        lifespan=[lifespan, embedding_lifespan, tags_lifespan],
         state=state,
         template_config=template_config(),
         compression_config=COMPRESSION,

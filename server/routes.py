@@ -25,6 +25,7 @@ from rk.server.platform.signing.secrets import resolve_secrets
 from rk.server.platform.web.static_files import static_router
 from rk.server.similarity import EmbeddingsController
 from rk.server.site import SearchController, public_routes
+from rk.server.trends import trends_routes
 
 INTERNAL_PREFIX = "/admin/internal"
 
@@ -57,6 +58,7 @@ def all_routes(settings: Settings, secret: str = "") -> list[ControllerRouterHan
         *media_routes(),
         SearchController,
         *public_routes(),
+        *trends_routes(),
         static_router(),
         HealthController,
     ]

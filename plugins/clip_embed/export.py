@@ -1,5 +1,8 @@
 """Export a CLIP checkpoint to the ONNX layout the clip embedder loads, with optimum.
 
+``export_model`` reads the checkpoint's ``model_type`` and sends SigLIP checkpoints to
+``export_siglip`` (same layout, SigLIP's pooled towers); everything else is exported as CLIP.
+
 The layout: ``vision.onnx`` (pixel_values → projected ``image_embeds``), ``text.onnx``
 (input_ids, attention_mask → projected ``text_embeds``), ``tokenizer.json``,
 ``preprocessor_config.json`` and ``config.json`` (with a ``model_id`` key).
@@ -106,14 +109,56 @@ def _export_tower(
     _, outputs = convert.export(
         model, onnx_config, out, opset=opset or onnx_config.DEFAULT_ONNX_OPSET
     )
+    check_outputs(convert, onnx_config, model, out, outputs, atol, {})
+    return list(outputs)
+
+
+def check_outputs(
+    convert: Any,
+    onnx_config: Any,
+    model: Any,
+    out: Path,
+    outputs: list[str],
+    atol: float,
+    shapes: dict[str, int],
+) -> None:
+    """ExportError unless the graph at ``out`` gives torch's outputs within ``atol``."""
     try:
         convert.validate_model_outputs(
-            onnx_config, model, out, outputs, atol=atol, use_subprocess=False
+            onnx_config,
+            model,
+            out,
+            outputs,
+            atol=atol,
+            input_shapes=shapes or None,
+            use_subprocess=False,
         )
     except ValueError as exc:  # optimum's Shape/Atol/OutputMatch errors are ValueErrors
         message = " ".join(str(exc).split())[:300] or type(exc).__name__
         raise ExportError(f"{out.name} does not match torch: {message}") from None
-    return list(outputs)
+
+
+def export_model(
+    model: str,
+    out: Path,
+    *,
+    model_id: str | None = None,
+    text: bool = True,
+    opset: int | None = None,
+) -> ExportReport:
+    """Export a CLIP or SigLIP checkpoint, as its ``config.json``'s ``model_type`` says."""
+    _check_source(model)
+    kit = _toolchain()
+    config = load(
+        lambda: kit["transformers"].AutoConfig.from_pretrained(model),
+        model,
+        "not a loadable checkpoint",
+    )
+    if config.model_type == "siglip":
+        from rk.plugins.clip_embed.export_siglip import export_siglip
+
+        return export_siglip(model, out, model_id=model_id, text=text, opset=opset)
+    return export_clip(model, out, model_id=model_id, text=text, opset=opset)
 
 
 def export_clip(
@@ -129,12 +174,12 @@ def export_clip(
     _check_source(model)
     kit = _toolchain()
     tf = kit["transformers"]
-    config = _load(
+    config = load(
         lambda: tf.CLIPConfig.from_pretrained(model), model, "not a loadable CLIP checkpoint"
     )
     if config.model_type != "clip":
         raise ExportError(
-            f"{model}: expected a CLIP checkpoint, got model_type {config.model_type!r}"
+            f"{model}: expected a CLIP or SigLIP checkpoint, got model_type {config.model_type!r}"
         )
     model_id = model_id or default_model_id(model)
     vision_config = config.vision_config
@@ -144,7 +189,7 @@ def export_clip(
     with warnings.catch_warnings(), kit["torch"].no_grad():
         # torch's tracer and transformers warn about things that are fine for a fixed graph.
         warnings.simplefilter("ignore")
-        vision = _load(
+        vision = load(
             lambda: tf.CLIPVisionModelWithProjection.from_pretrained(model, config=vision_config),
             model,
             "cannot load the image tower",
@@ -152,14 +197,12 @@ def export_clip(
         out.mkdir(parents=True, exist_ok=True)
         _export_tower(kit, vision.eval(), kit["vision_config"], out / VISION_FILE, opset, atol)
         if text:
-            tower = _load(
+            tower = load(
                 lambda: tf.CLIPTextModelWithProjection.from_pretrained(model, config=text_config),
                 model,
                 "cannot load the text tower",
             )
-            tokenizer = _load(
-                lambda: tf.AutoTokenizer.from_pretrained(model), model, "no tokenizer"
-            )
+            tokenizer = load(lambda: tf.AutoTokenizer.from_pretrained(model), model, "no tokenizer")
             _export_tower(kit, tower.eval(), kit["text_config"], out / TEXT_FILE, opset, atol)
             tokenizer.save_pretrained(out, legacy_format=False)
         _save_preprocessor(tf, model, vision_config, out)
@@ -172,7 +215,7 @@ def export_clip(
     return ExportReport(model_id=model_id, out=out, dim=int(config.projection_dim), files=files)
 
 
-def _load(loader: Callable[[], Any], model: str, what: str) -> Any:
+def load(loader: Callable[[], Any], model: str, what: str) -> Any:
     """Run a transformers loader; its OSError/ValueError becomes a one-line ExportError."""
     try:
         return loader()

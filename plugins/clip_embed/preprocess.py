@@ -1,6 +1,9 @@
-"""Image bytes → CLIP's input tensor (float32 CHW), as transformers' CLIPImageProcessor does.
+"""Image bytes → a model's input tensor (float32 CHW), as transformers' image processors do.
 
-Resize the shortest side (bicubic), center-crop, rescale to [0, 1], normalise by mean/std.
+The recipe comes from the model's ``preprocessor_config.json``. CLIP: resize the shortest
+side (bicubic), center-crop, rescale to [0, 1], normalise by CLIP's mean/std. SigLIP: resize
+to height × width (no crop), rescale, normalise by mean/std 0.5.
+
 Two departures, both for speed and safety, neither visible on ordinary images:
 
 - JPEGs are decoded with ``Image.draft()`` at the smallest DCT scale that still covers
@@ -53,10 +56,20 @@ class Preprocessor:
     def from_config(cls, config: dict[str, Any], image_size: int | None = None) -> Preprocessor:
         """From a ``preprocessor_config.json`` dict; CLIP's defaults (at ``image_size``) fill gaps.
 
-        A batch needs one tensor shape, so the output is always ``crop`` even when the
-        config turns center-cropping off (then the crop is the resize size).
+        Read: ``size`` (shortest edge, CLIP's way, or height × width, SigLIP's way),
+        ``crop_size`` and ``do_center_crop``, ``image_mean``/``image_std`` (unless
+        ``do_normalize`` is false), ``rescale_factor`` (unless ``do_rescale`` is false) and
+        ``resample``. A config that sets height × width and says nothing of cropping (SigLIP's
+        image processor has no crop) resizes to that size without a crop. A batch needs one
+        tensor shape, so the output is always ``crop`` (the resize size when there is none).
         """
         side = image_size or CLIP_SIZE
+        normalise = config.get("do_normalize", True) is not False
+        rescale = config.get("do_rescale", True) is not False
+        if config.get("do_resize", True) is False:
+            raise ModelDirError(
+                "preprocessor_config.json: do_resize false (a batch needs one size)"
+            )
         try:
             size = config.get("size", side)
             resize_to = None
@@ -65,7 +78,7 @@ class Preprocessor:
                 edge = min(resize_to)
             else:
                 edge = int(size["shortest_edge"] if isinstance(size, dict) else size)
-            crop = config.get("crop_size", side) if config.get("do_center_crop", True) else None
+            crop = config.get("crop_size", side) if _crops(config, resize_to) else None
             if crop is None:
                 crop = resize_to or edge
             if isinstance(crop, dict):
@@ -78,9 +91,9 @@ class Preprocessor:
                 shortest_edge=edge,
                 resize_to=resize_to,
                 crop=crop,
-                mean=_triple(config.get("image_mean", CLIP_MEAN)),
-                std=_triple(config.get("image_std", CLIP_STD)),
-                rescale=float(config.get("rescale_factor", 1 / 255)),
+                mean=_triple(config.get("image_mean", CLIP_MEAN) if normalise else (0, 0, 0)),
+                std=_triple(config.get("image_std", CLIP_STD) if normalise else (1, 1, 1)),
+                rescale=float(config.get("rescale_factor", 1 / 255)) if rescale else 1.0,
                 resample=int(config.get("resample", Image.Resampling.BICUBIC)),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -154,6 +167,14 @@ class Preprocessor:
         except Exception as exc:  # e.g. a decoder that fails lazily inside resize
             log.debug("image failed in preprocessing: %s", exc)
             return None
+
+
+def _crops(config: dict[str, Any], resize_to: tuple[int, int] | None) -> bool:
+    """Whether to center-crop: as ``do_center_crop`` says, else when a crop size is given or
+    the resize keeps the aspect (CLIP's default); a height × width resize alone has none."""
+    if "do_center_crop" in config:
+        return bool(config["do_center_crop"])
+    return "crop_size" in config or resize_to is None
 
 
 def _triple(values: Any) -> tuple[float, float, float]:

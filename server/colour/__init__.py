@@ -12,8 +12,9 @@ For other slices:
 - ``compute_colours(db, storage, image_ids)`` measures stored images from their thumbnails;
   ``backfill_colours`` runs it over every image without a palette (``rk colours backfill``).
 - ``images_by_colour(db, colour, limit, …)`` → ``ColourHit``s, and ``colour_facet(db)`` →
-  ``ColourCount``s, for the site's ``/search?colour=`` and its facet; ``BadColour`` is
-  their one-line 400 for an unknown name or a malformed hex.
+  ``ColourCount``s, for the site's ``/search?colour=`` and its facet (a colour counts from
+  ``FACET_MIN_SHARE`` of the garment, as in trends); ``BadColour`` is their one-line 400
+  for an unknown name or a malformed hex.
 """
 
 from __future__ import annotations
@@ -23,9 +24,16 @@ from rk.server.colour.measure import ColourReport, compute_colours, save_palette
 from rk.server.colour.names import NamedColour, named_colours
 from rk.server.colour.palette import Palette, PaletteColour, UnreadableImage, colours_for_thumbnail
 from rk.server.colour.query import BadColour, ColourQuery, parse_colour
-from rk.server.colour.search import ColourCount, ColourHit, colour_facet, images_by_colour
+from rk.server.colour.search import (
+    FACET_MIN_SHARE,
+    ColourCount,
+    ColourHit,
+    colour_facet,
+    images_by_colour,
+)
 
 __all__ = [
+    "FACET_MIN_SHARE",
     "BackfillProgress",
     "BadColour",
     "ColourCount",

@@ -14,16 +14,14 @@ from msgspec import Struct
 
 from rk.server.colour.lab import hex_of, lab_of_hex
 from rk.server.colour.names import by_name, named_colours
-from rk.server.platform.http.errors import ApiError
+from rk.server.platform.http.errors import BadRequest
 
 HEX = re.compile(r"#(?:[0-9a-f]{3}|[0-9a-f]{6})")
 MAX_LENGTH = 40
 
 
-class BadColour(ApiError):
+class BadColour(BadRequest):
     """The colour asked for is not a known name nor a well-formed ``#rrggbb``/``#rgb``."""
-
-    status_code = 400
 
 
 class ColourQuery(Struct, frozen=True, kw_only=True):

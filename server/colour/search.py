@@ -29,7 +29,7 @@ from rk.server.colour.names import by_name, named_colours, names_within
 from rk.server.colour.query import BadColour, parse_colour
 from rk.server.colour.repository import published_colours, published_counts
 from rk.server.platform.db.database import Database, Row
-from rk.server.similarity import ImageHit
+from rk.server.similarity import ImageHit, hit_url
 
 MATCH_DE = 12.0
 """The farthest (ΔE00) a garment colour may be from the query and still count."""
@@ -43,7 +43,6 @@ MAX_LIMIT = 500
 MAX_AMONG = 5000
 FACET_MIN_SHARE = 0.2
 """A colour counts in the facet when it is at least this share of an image's garment."""
-URL_TTL_S = 3600
 
 
 class ColourHit(ImageHit, frozen=True, kw_only=True):
@@ -130,7 +129,7 @@ async def images_by_colour(
         best = ranked.best_row
         url = ""
         if storage is not None:
-            url = await storage.url_for(str(best["thumb_key"] or best["key"]), URL_TTL_S)
+            url = await hit_url(storage, best)
         hits.append(
             ColourHit(
                 image_id=int(best["image_id"]),

@@ -45,6 +45,7 @@ def admin_router(settings: Settings, secret: str) -> Router:
     from rk.server.console.crawl_pages import CrawlPages
     from rk.server.console.dashboard_page import DashboardPage
     from rk.server.console.decisions.decision_pages import DecisionPages
+    from rk.server.console.decisions.tag_pages import TagDecisionPages
     from rk.server.console.job_pages import JobPages
     from rk.server.console.media_preview import ConsoleMedia
 
@@ -57,6 +58,7 @@ def admin_router(settings: Settings, secret: str) -> Router:
             DashboardPage,
             ArticlePages,
             DecisionPages,
+            TagDecisionPages,
             CrawlPages,
             BrandPages,
             JobPages,

@@ -27,6 +27,7 @@ from rk.server.console.params import BadInput, Segment, Text, cursor, path_id
 from rk.server.console.render import admin_page
 from rk.server.console.review import oldest_pending, review
 from rk.server.platform.web.pages import redirect_with
+from rk.server.tags import tags_of
 
 REVIEW = "admin/article.html"
 
@@ -44,6 +45,7 @@ async def review_context(
         "reasons": REASONS,
         "values": values or {"reason": "", "note": ""},
         "errors": {},
+        "vocabulary": tags_of(state).vocabulary,
     }
 
 

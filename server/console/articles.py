@@ -8,7 +8,6 @@ review page's reads are ``admin_review``'s.
 
 from __future__ import annotations
 
-import time
 from typing import Any, Literal, cast, get_args
 
 from msgspec import Struct
@@ -16,14 +15,12 @@ from msgspec import Struct
 from rk.core.api.storage import Storage
 from rk.server.console.repository.articles import count_in_tab, listed_rows
 from rk.server.console.repository.review import article_rows
-from rk.server.moderation import TAB_COUNTS as COUNTS
-from rk.server.moderation import visible_status
+from rk.server.moderation import TAB_COUNTS, visible_status
 from rk.server.platform.http.errors import ApiError
 from rk.server.site import Picture, picture
 
 Tab = Literal["pending", "published", "rejected", "deleted"]
 TABS: tuple[str, ...] = get_args(Tab)
-COUNTS_TTL_S = 5.0
 
 
 class ArticleRow(Struct, frozen=True, kw_only=True):
@@ -63,18 +60,15 @@ def check_tab(tab: str) -> Tab:
 async def tab_counts(brand_id: int = 0) -> dict[str, int]:
     """How many articles each tab holds (optionally of one brand).
 
-    Counted afresh at most every ``COUNTS_TTL_S`` per process (four counts over a large
+    Counted afresh at most every ``TAB_COUNTS.ttl_s`` per process (four counts over a large
     archive cost more than the page itself); a moderation decision in this process forgets
     them at once, one in another process shows within the TTL.
     """
-    cached = COUNTS.get(brand_id)
-    if cached is not None and time.monotonic() - cached[0] < COUNTS_TTL_S:
-        return dict(cached[1])
-    counts = {tab: await count_in_tab(tab, brand_id) for tab in TABS}
-    if len(COUNTS) > 1000:
-        COUNTS.clear()
-    COUNTS[brand_id] = (time.monotonic(), counts)
-    return dict(counts)
+
+    async def count() -> dict[str, int]:
+        return {tab: await count_in_tab(tab, brand_id) for tab in TABS}
+
+    return dict(await TAB_COUNTS.get(brand_id, count))
 
 
 TEXT_FIELDS = ("title", "brand", "brand_uid", "season", "city", "source", "kind")

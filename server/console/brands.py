@@ -11,6 +11,7 @@ import json
 
 from msgspec import Struct
 
+from rk.core.api.sources import MAX_SLUG
 from rk.core.api.wire import BrandInfo
 from rk.server.brands import BrandInputError, brand_named, check_slugs, clean_name
 from rk.server.console.job_rows import JobRow, job_row
@@ -23,8 +24,6 @@ from rk.server.console.repository.brands import (
     rename_brand,
 )
 from rk.server.platform.http.errors import ApiError
-
-MAX_SLUG = 200
 
 
 class BrandRow(Struct, frozen=True, kw_only=True):

@@ -17,12 +17,12 @@ from rk.server.console.repository.dashboard import (
     open_job_counts,
     outcome_counts,
 )
+from rk.server.platform.db.recent import Recent
 from rk.server.platform.ops.archive_metrics import Census
 
 DAY_S = 86400
 TASK_STATUSES = ("queued", "running", "done", "failed", "canceled")
 JOB_STATUSES = ("pending", "processing", "done", "failed")
-TTL_S = 5.0
 
 
 class Dashboard(Struct, frozen=True, kw_only=True):
@@ -39,8 +39,8 @@ class Dashboard(Struct, frozen=True, kw_only=True):
     unplaced_since: int
 
 
-CACHE: dict[str, tuple[float, Dashboard]] = {}
-"""The last figures per model id ("" without a model) and when they were read."""
+CACHE: Recent[str, Dashboard] = Recent(ttl_s=5.0)
+"""The last figures per model id ("" without a model)."""
 
 
 async def crawl_counts() -> dict[str, int]:
@@ -67,17 +67,12 @@ async def job_counts(since: int) -> tuple[dict[str, int], dict[str, int]]:
 
 
 async def dashboard(census: Census, model: str | None) -> Dashboard:
-    """The dashboard's figures, at most ``TTL_S`` old.
+    """The dashboard's figures, at most ``CACHE.ttl_s`` old.
 
     Every open dashboard re-reads itself every 10 s; keeping the figures for a few seconds
     per process bounds what many open browsers cost the database.
     """
-    cached = CACHE.get(model or "")
-    if cached is not None and time.monotonic() - cached[0] < TTL_S:
-        return cached[1]
-    figures = await read_dashboard(census, model)
-    CACHE[model or ""] = (time.monotonic(), figures)
-    return figures
+    return await CACHE.get(model or "", lambda: read_dashboard(census, model))
 
 
 async def read_dashboard(census: Census, model: str | None) -> Dashboard:

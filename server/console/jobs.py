@@ -17,7 +17,7 @@ from rk.server.console.repository.jobs import (
     job_page_rows,
     requeue_failed,
 )
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import BadRequest, Conflict, NotFound
 from rk.server.platform.jobs.engine import KINDS, OUTCOMES
 
 JOB_STATUSES = ("pending", "processing", "done", "failed")
@@ -27,16 +27,12 @@ class JobNotFound(NotFound):
     """No ingest job has this id."""
 
 
-class JobFilterError(ApiError):
+class JobFilterError(BadRequest):
     """A status, kind or outcome filter that does not exist."""
 
-    status_code = 400
 
-
-class JobConflict(ApiError):
+class JobConflict(Conflict):
     """The job's status does not allow a retry."""
-
-    status_code = 409
 
 
 class JobPage(Struct, frozen=True, kw_only=True):

@@ -11,15 +11,13 @@ from typing import Annotated
 
 from litestar.params import PathParameter, QueryParameter
 
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import BadRequest, NotFound
 
 ID = re.compile(r"^[1-9]\d{0,17}$")
 
 
-class BadInput(ApiError):
+class BadInput(BadRequest):
     """A query parameter or form value the console cannot use."""
-
-    status_code = 400
 
 
 def path_id(text: str, what: str) -> int:

@@ -1,5 +1,5 @@
-"""The console's review page: one article with every look and detail, its audit, its
-possible duplicates, and the audit log.
+"""The console's review page: one article with every look and detail, their tags, its
+audit, its possible duplicates, and the audit log.
 
 Reads only: moderation decisions are ``moderation.py``'s. The article's own row, the next
 pending id and its images come in one statement (``review``); the audit and the duplicates
@@ -26,6 +26,7 @@ from rk.server.console.repository.review import (
 )
 from rk.server.moderation import UnknownArticle, visible_status
 from rk.server.site import Picture, picture
+from rk.server.tags import ImageTag, TagAudit, review_tags, tag_audit
 
 REVIEW_TEXT = ("date", "show_key", "url", "designer", "author")
 """The article's columns only the review page shows (besides ``article_fields``)."""
@@ -86,6 +87,10 @@ class ArticleReview(Struct, frozen=True, kw_only=True):
     duplicates: list[Duplicate]
     next_id: int | None
     """The next article to review (``next_pending``), read with the article."""
+    tags: dict[int, list[ImageTag]] = {}
+    """Each image's zero-shot tags, removed ones included (so they can be put back)."""
+    tag_audit: list[TagAudit] = []
+    """The moderators' decisions on this article's tags, newest first."""
 
     @property
     def rejection(self) -> AuditEntry | None:
@@ -181,6 +186,7 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
     brand, season, title = str(row["brand"]), str(row["season"]), str(row["title"])
     images = [image for image in map(cover_row, found) if image is not None]
     pictures = [await picture(storage, image, brand, season, title) for image in images]
+    image_ids = [p.image_id for p in pictures]
     shown: dict[str, Any] = {name: str(row[name]) for name in REVIEW_TEXT}
     return ArticleReview(
         **article_fields(row),
@@ -191,6 +197,8 @@ async def review(storage: Storage, article_id: int, min_score: float) -> Article
         audit=await article_audit(article_id) if row["audited"] else [],
         duplicates=await duplicates(storage, article_id, min_score) if row["neighboured"] else [],
         next_id=None if row["next_id"] is None else int(row["next_id"]),
+        tags=await review_tags(image_ids),
+        tag_audit=await tag_audit(image_ids),
     )
 
 

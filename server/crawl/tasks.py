@@ -34,7 +34,7 @@ from rk.server.crawl.repository import (
 )
 from rk.server.crawl.repository_seasons import active_task_id
 from rk.server.platform.db.database import Database, open_database
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import ApiError, Conflict, NotFound
 from rk.server.platform.jobs.engine import OncePerTick, wall_clock
 
 log = logging.getLogger(__name__)
@@ -61,10 +61,8 @@ class UnknownBrand(NotFound):
     """A task was asked for a brand that does not exist."""
 
 
-class TaskConflict(ApiError):
+class TaskConflict(Conflict):
     """The task's status does not allow the change (retry a running task, cancel a done one)."""
-
-    status_code = 409
 
 
 class TaskNotHeld(TaskConflict):

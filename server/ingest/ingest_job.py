@@ -4,7 +4,8 @@ Dedupe by ``(source, show_key)``: an existing article is ``skipped_existing``, a
 one ``skipped_deleted`` (deletion is permanent), a rejected one is overwritten
 (``reused_rejected``); otherwise the article is ``created``. Images are stored first
 (``store_image``), then the article, every image row and the job's completion are written
-in one transaction fenced by the job's claim (``Claim.commit``): a crash or a lost claim
+in one transaction fenced by the job's claim (``Claim.commit``), with the palettes measured
+while storing (``save_stored_palettes``): a crash or a lost claim
 before it commits leaves no row, and the re-run records the outcome the show deserves.
 If anything fails, the objects this job wrote that no image row and no other running
 job references are deleted again (``media_refs``), so a failed attempt leaves nothing
@@ -33,15 +34,18 @@ from rk.core.api.storage import Storage
 from rk.core.api.wire import ImageRef, ShowIngest
 from rk.core.config import Settings
 from rk.core.runtime.faults import fault_point
+from rk.server.colour import Palette, save_palettes
 from rk.server.ingest.fetch import Fetcher
 from rk.server.ingest.intake import decode_queued, source_kinds
 from rk.server.ingest.repository import (
     article_of_show,
     create_article,
+    image_ids_by_slot,
     overwrite_rejected_article,
 )
 from rk.server.ingest.store_image import ImageFailure, ImageStorer, StoredImage, Written
 from rk.server.media import delete_unreferenced, release
+from rk.server.platform.db.sql_rows import database
 from rk.server.platform.jobs.claim import Claim
 from rk.server.platform.jobs.job_result import JobDone, JobNotDone
 
@@ -251,6 +255,7 @@ class IngestService:
             found = int(row["id"]) if row else 0
             note = f"article {found} was created meanwhile by another job"
             return JobDone(outcome="skipped_existing", note=note, article_id=found, show=show)
+        await save_stored_palettes(article_id, stored)
         fault_point("ingest.article_written")
         note = compose_note("created", len(stored), missing, fell_back)
         return JobDone(outcome="created", note=note, article_id=article_id, show=show)
@@ -296,8 +301,21 @@ class IngestService:
         old = await overwrite_rejected_article(article_id, values, images)
         if old is None:
             raise JobNotDone(f"article {article_id} changed while it was being re-ingested")
+        await save_stored_palettes(article_id, stored)
         new = {k for _, image in stored for k in image_object_keys(image.key, image.thumb_key)}
         return [k for k in old if k not in new]
+
+
+async def save_stored_palettes(article_id: int, stored: list[tuple[Slot, StoredImage]]) -> None:
+    """Write the palettes measured at ingest for ``article_id``'s new image rows; called
+    inside the job's commit, so the rows and their palettes commit (or roll back) together."""
+    ids = await image_ids_by_slot(article_id)
+    palettes: dict[int, Palette] = {
+        ids[(slot.role, slot.position)]: image.palette
+        for slot, image in stored
+        if image.palette is not None and (slot.role, slot.position) in ids
+    }
+    await save_palettes(database(), palettes)
 
 
 def image_rows(

@@ -27,7 +27,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from rk.core.api.wire import IngestAccepted, ShowIngest
 from rk.server.ingest.intake import ShowIntake
-from rk.server.platform.http.errors import ApiError, send_error
+from rk.server.platform.http.errors import BadRequest, send_error
 from rk.server.platform.signing.hmac_guard import (
     Signature,
     check_signature,
@@ -40,10 +40,8 @@ _SIGNATURE = "signature"
 _JSON = (b"content-type", b"application/json")
 
 
-class EmptyBody(ApiError):
+class EmptyBody(BadRequest):
     """A POST without a body; the message is the one Litestar gave for a missing ``data``."""
-
-    status_code = 400
 
     def __init__(self) -> None:
         super().__init__("'data' (body data)")

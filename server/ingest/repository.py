@@ -69,6 +69,14 @@ async def _insert_images(article_id: int, images: list[dict[str, Any]]) -> None:
         await Image.insert(*rows[start : start + INSERT_BATCH])
 
 
+async def image_ids_by_slot(article_id: int) -> dict[tuple[str, int], int]:
+    """The ids of ``article_id``'s image rows by ``(role, position)``."""
+    found = await Image.select(Image.id, Image.role, Image.position).where(
+        Image.article_id == article_id
+    )
+    return {(str(row["role"]), int(row["position"])): int(row["id"]) for row in found}
+
+
 async def thumbnail_in_use(key: str) -> bool:
     """Whether an image row uses ``key`` as its thumbnail."""
     return await Image.select(Image.id).where(Image.thumb_key == key).first() is not None

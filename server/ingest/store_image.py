@@ -3,7 +3,8 @@
 Every stored image gets its thumbnail, made once by whoever holds the bytes: from the
 site's smaller rendition (``ImageRef.thumb_url``) when ``rk.core.runtime.renditions`` says it
 stands in for the original, else from the original (a fallback is logged); and its own
-rendition ladder, made here from the original (``store_ladder``). Keys this
+rendition ladder, made here from the original (``store_ladder``); and its garment palette,
+measured from the thumbnail in hand (``rk.server.colour``), written with the image rows. Keys this
 job uses are claimed in the database before they are looked at (``media_refs``), and keys
 it writes are recorded in ``Written`` *before* the write, so a rollback (or a cancel in
 the middle of a put) knows every object it may have to delete. Keys a spider uploaded
@@ -35,7 +36,8 @@ from rk.core.api.keys import (
 from rk.core.api.storage import Storage
 from rk.core.api.wire import ImageRef
 from rk.core.runtime.renditions import rendition_thumbnail
-from rk.core.runtime.thumbs import pixel_problem, thumbnail
+from rk.core.runtime.thumbs import in_pool, pixel_problem, thumbnail
+from rk.server.colour import Palette, UnreadableImage, colours_for_thumbnail
 from rk.server.ingest.fetch import Failure, Fetcher, FetchError
 from rk.server.ingest.repository import known_original_size, thumbnail_in_use
 from rk.server.ingest.store_ladder import ensure_ladder
@@ -66,6 +68,9 @@ class StoredImage(Struct, frozen=True, kw_only=True):
     uploaded_by_spider: bool = False
     fell_back: str = ""
     thumb_from: ThumbFrom = "stored"
+    palette: Palette | None = None
+    """The garment's palette measured from the thumbnail; None when it did not decode (the
+    colour backfill measures it later)."""
 
 
 class Written:
@@ -153,14 +158,15 @@ class ImageStorer:
         load: Callable[[], Awaitable[bytes]],
         written: Written,
         thumb_url: str | None = None,
-    ) -> tuple[str, ThumbFrom]:
+    ) -> tuple[str, ThumbFrom, Palette | None]:
         """``thumb/<sha1>.jpg``: a verified stored one, else made from ``load()``'s bytes (or
-        from the rendition at ``thumb_url`` when it stands in); and where it came from."""
+        from the rendition at ``thumb_url`` when it stands in); where it came from, and the
+        palette measured from it."""
         key = thumb_key(sha1)
         if await self.storage.head(key) is not None and await self._usable_thumb(
             key, original, written
         ):
-            return key, "stored"
+            return key, "stored", await self._palette(key, None)
         data = await load()
         made_from: ThumbFrom = "rendition"
         thumb = await self._from_rendition(data, thumb_url)
@@ -174,7 +180,17 @@ class ImageStorer:
             await self._usable_thumb(key, original, written)
         ):
             raise ImageFailure("thumbnail was replaced while it was being stored", transient=True)
-        return key, made_from
+        return key, made_from, await self._palette(key, thumb)
+
+    async def _palette(self, key: str, thumb: bytes | None) -> Palette | None:
+        """The palette of thumbnail ``key`` (``thumb``: its bytes when just made, else read
+        back); None, logged, when it is gone or does not decode: the backfill tries again."""
+        try:
+            data = thumb if thumb is not None else await self.storage.get(key)
+            return await in_pool(colours_for_thumbnail, data)
+        except (FileNotFoundError, UnreadableImage) as exc:
+            log.warning("no palette for %s at ingest: %s", key, exc)
+            return None
 
     async def _from_rendition(self, original: bytes, thumb_url: str | None) -> bytes | None:
         """The thumbnail made from the rendition at ``thumb_url``; None (a fallback logged)
@@ -226,7 +242,9 @@ class ImageStorer:
             size = await self._original_size(key, load)
             if size is None:
                 return "uploaded object does not decode"
-            thumb, made_from = await self._thumbnail(sha1, size, load, written, ref.thumb_url)
+            thumb, made_from, palette = await self._thumbnail(
+                sha1, size, load, written, ref.thumb_url
+            )
             await ensure_ladder(self.storage, key, load, written.add)
         except FileNotFoundError:
             return "uploaded key missing"
@@ -243,6 +261,7 @@ class ImageStorer:
             height=size[1],
             uploaded_by_spider=True,
             thumb_from=made_from,
+            palette=palette,
         )
 
     async def _downloaded(self, ref: ImageRef, kind: Kind, written: Written) -> StoredImage:
@@ -265,7 +284,7 @@ class ImageStorer:
         async def load() -> bytes:
             return data
 
-        thumb, made_from = await self._thumbnail(
+        thumb, made_from, palette = await self._thumbnail(
             sha1, (width, height), load, written, ref.thumb_url
         )
         existing = await self.storage.head(key)
@@ -284,6 +303,7 @@ class ImageStorer:
             width=width,
             height=height,
             thumb_from=made_from,
+            palette=palette,
         )
 
     async def store(self, ref: ImageRef, kind: Kind, written: Written) -> StoredImage:

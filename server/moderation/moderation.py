@@ -34,16 +34,17 @@ from rk.server.moderation.repository import (
     set_article_status,
     soft_delete_article,
 )
+from rk.server.platform.db.recent import Recent
 from rk.server.platform.db.write_transactions import write_transaction
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import ApiError, Conflict, NotFound
 
 Action = Literal["publish", "reject", "delete"]
 ACTIONS: tuple[str, ...] = get_args(Action)
 TARGET = {"publish": "published", "reject": "rejected", "delete": "deleted"}
 MAX_BATCH = 500
-TAB_COUNTS: dict[int, tuple[float, dict[str, int]]] = {}
-"""The console's recent tab counts per brand id (``admin_articles.tab_counts``): when they
-were counted and the counts. A decision here forgets them."""
+TAB_COUNTS: Recent[int, dict[str, int]] = Recent(ttl_s=5.0)
+"""The console's recent tab counts per brand id (``console.articles.tab_counts``), kept five
+seconds per process. A decision here forgets them."""
 
 
 class Actor(Struct, frozen=True, kw_only=True):
@@ -58,10 +59,8 @@ class UnknownArticle(NotFound):
     """No article has this id."""
 
 
-class StaleArticle(ApiError):
+class StaleArticle(Conflict):
     """The article changed since the form was shown, or is deleted; nothing was written."""
-
-    status_code = 409
 
 
 class Change(Struct, frozen=True, kw_only=True):

@@ -9,7 +9,7 @@ from rk.server.similarity.embedding_routes import EmbeddingsController, runtime_
 from rk.server.similarity.photo_gate import PhotoGate, Refused
 from rk.server.similarity.photo_reduce import BadPicture, PictureTooLarge, check_photo, reduce_photo
 from rk.server.similarity.repository.vector_copies import PUBLISHED
-from rk.server.similarity.search import ImageHit, by_vector, similar
+from rk.server.similarity.search import ImageHit, by_vector, hit_url, similar
 from rk.server.similarity.vectors.model_index import ModelIndex
 from rk.server.similarity.vectors.pg_clock import hold_vector_clock
 
@@ -25,6 +25,7 @@ __all__ = [
     "by_vector",
     "check_photo",
     "embedding_lifespan",
+    "hit_url",
     "hold_vector_clock",
     "reduce_photo",
     "runtime_of",

@@ -1,10 +1,12 @@
 """The neighbours job: places newly saved vectors, serially, in one backend process at a time.
 
 Saving vectors never computes neighbours (the predecessor did it inside the request and
-timed out past 60 s for 100 images). Instead every backend process runs this loop; the
-``job_locks`` lease ``neighbours`` lets only one of them work at a time, and it is renewed
-while the job scans. A save in this process wakes the loop at once (through the
-``rk_embeddings_saved`` event); saves elsewhere are found by polling.
+timed out past 60 s for 100 images). Instead every backend process runs this loop for its
+model; the ``job_locks`` lease ``neighbours:<model>`` lets only one of them work on a model
+at a time, and it is renewed while the job scans. A backend backfilling a new model beside
+the serving one places that model's vectors without holding up the serving model's. A save
+in this process wakes the loop at once (through the ``rk_embeddings_saved`` event); saves
+elsewhere are found by polling.
 
 One pass takes the unplaced vectors a batch at a time (one kind per batch), asks the
 process's vector index where they land (``VectorIndex.place``: the exact index runs them
@@ -132,7 +134,8 @@ class NeighboursWorker:
         holder: str | None = None,
         index: VectorIndex | None = None,
     ) -> None:
-        self.lease = JobLease(LOCK_NAME, holder or new_holder("neighbours"), lease_ttl_s)
+        name = f"{LOCK_NAME}:{model}"  # each model's lists are its own: spaces place side by side
+        self.lease = JobLease(name, holder or new_holder("neighbours"), lease_ttl_s)
         self.job = NeighboursJob(model, k=k, lease=self.lease, index=index, batch=batch)
         self.poll_interval_s = poll_interval_s
         self._wake = asyncio.Event()

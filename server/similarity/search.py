@@ -10,10 +10,14 @@ moment ago is left out and the next best takes its place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
+from rk.server.platform.db.sql_rows import scored_rows
 from rk.server.platform.http.errors import NotFound
 from rk.server.similarity.neighbours import normalised
 from rk.server.similarity.repository.search import (
@@ -24,6 +28,7 @@ from rk.server.similarity.repository.search import (
 from rk.server.similarity.vectors.model_index import ModelIndex
 
 URL_TTL_S = 3600
+"""How long a hit's URL stays valid: a search page is read within the hour."""
 
 
 class ImageHit(Struct, frozen=True, kw_only=True):
@@ -38,29 +43,36 @@ class ImageHit(Struct, frozen=True, kw_only=True):
     url: str
 
 
-async def _hits(storage: Storage, scored: list[tuple[int, float]]) -> list[ImageHit]:
-    """ImageHits for ``(image_id, score)`` pairs of published images, in the given order."""
+async def hit_url(storage: Storage, row: Mapping[str, Any]) -> str:
+    """A URL of an image row's thumbnail (its original without one), for ``URL_TTL_S``."""
+    return await storage.url_for(str(row["thumb_key"] or row["key"]), URL_TTL_S)
+
+
+async def _published(scored: list[tuple[int, float]]) -> list[tuple[dict[str, Any], float]]:
+    """The image rows and scores of those ``(image_id, score)`` pairs that are published,
+    in the given order."""
     if not scored:
         return []
     rows = await published_images([image_id for image_id, _ in scored])
-    by_id = {int(row["id"]): row for row in rows}
-    hits = []
-    for image_id, score in scored:
-        row = by_id.get(image_id)
-        if row is None:
-            continue
-        hits.append(
-            ImageHit(
-                image_id=image_id,
-                article_id=int(row["article_id"]),
-                kind=str(row["kind"]),
-                role=str(row["role"]),
-                position=int(row["position"]),
-                score=round(float(score), 6),
-                url=await storage.url_for(row["thumb_key"] or row["key"], URL_TTL_S),
-            )
-        )
-    return hits
+    return scored_rows(scored, {int(row["id"]): row for row in rows})
+
+
+async def _hits(storage: Storage, scored: list[tuple[int, float]]) -> list[ImageHit]:
+    """ImageHits for ``(image_id, score)`` pairs of published images, in the given order."""
+    return [await _hit(storage, row, score) for row, score in await _published(scored)]
+
+
+async def _hit(storage: Storage, row: dict[str, Any], score: float) -> ImageHit:
+    """One image row as an ImageHit, with a URL of its thumbnail (else the original)."""
+    return ImageHit(
+        image_id=int(row["id"]),
+        article_id=int(row["article_id"]),
+        kind=str(row["kind"]),
+        role=str(row["role"]),
+        position=int(row["position"]),
+        score=round(float(score), 6),
+        url=await hit_url(storage, row),
+    )
 
 
 async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[ImageHit]:
@@ -74,15 +86,23 @@ async def similar(image_id: int, model: str, k: int, storage: Storage) -> list[I
     return await _hits(storage, await published_neighbours(image_id, model, k))
 
 
-async def by_vector(
-    vector: list[float], k: int, storage: Storage, index: ModelIndex, kind: str | None = None
-) -> list[ImageHit]:
-    """The ``k`` published images most similar to ``vector`` (cosine), best first."""
+async def published_matches(
+    vector: list[float], k: int, index: ModelIndex, kind: str | None = None
+) -> list[tuple[dict[str, Any], float]]:
+    """The rows and cosines of the ``k`` published images most similar to ``vector``."""
     query = normalised(np.asarray([vector], dtype=np.float32))[0]
     want = k
     while True:
         scored = await index.search(query, want, kind)
-        hits = await _hits(storage, scored)
-        if len(hits) >= k or len(scored) < want:
-            return hits[:k]
+        found = await _published(scored)
+        if len(found) >= k or len(scored) < want:
+            return found[:k]
         want *= 2  # some left the published set since the index looked: take more
+
+
+async def by_vector(
+    vector: list[float], k: int, storage: Storage, index: ModelIndex, kind: str | None = None
+) -> list[ImageHit]:
+    """The ``k`` published images most similar to ``vector`` (cosine), best first."""
+    matches = await published_matches(vector, k, index, kind)
+    return [await _hit(storage, row, score) for row, score in matches]

@@ -5,33 +5,43 @@ twin call the same view (``views``) and differ only in rendering. The views call
 services (``shows``, ``show``, ``image``, ``brands``, ``facets``, ``seasons/``, ``search``,
 ``photo_search``, ``colours/`` for search by colour, …), whose SQL lives in
 ``repository/``. ``http_cache`` gives every answer its ETag, Last-Modified and
-Cache-Control; ``schema_page`` is the offline ``/schema``.
+Cache-Control; ``schema_page`` is the offline ``/schema``. ``dated_seasons`` is the site's
+one order of seasons and ``send``/``render_html``/``render_json`` its way of answering, for
+other slices (trends) to follow.
 """
 
 from __future__ import annotations
 
 from litestar.types import ControllerRouterHandler
 
+from rk.server.site.http_cache import render_html, render_json, send
 from rk.server.site.pictures import Picture, picture
 from rk.server.site.repository.images import IMAGE_COLUMNS
 from rk.server.site.schema_page import openapi_config
 from rk.server.site.search_api import SearchController
+from rk.server.site.seasons.index import Dated, dated_seasons
 
 
 def public_routes() -> list[ControllerRouterHandler]:
     """Every handler of the public site and its API, for ``routes.all_routes``."""
     from rk.server.site.api import PublicApi
     from rk.server.site.citing.routes import CitePages
+    from rk.server.site.exports.routes import ExportPages
     from rk.server.site.pages import PublicPages
     from rk.server.site.search_pages import SearchPages
 
-    return [PublicPages, SearchPages, PublicApi, CitePages]
+    return [PublicPages, SearchPages, PublicApi, CitePages, ExportPages]
 
 
 __all__ = [
     "IMAGE_COLUMNS",
+    "Dated",
     "Picture",
     "SearchController",
+    "dated_seasons",
     "openapi_config",
     "picture",
+    "render_html",
+    "render_json",
+    "send",
 ]

@@ -44,6 +44,7 @@ from rk.server.site.views import (
     show_view,
     shows_view,
 )
+from rk.server.tags import tags_of
 
 Limit = Annotated[int, QueryParameter(description="Shows per page (1-100)", ge=1, le=100)]
 
@@ -63,7 +64,8 @@ class PublicApi(PublicController):
         """The home page's list; pass ``next_before`` back as ``before`` for older shows."""
 
         async def render() -> Rendered:
-            found = await shows_view(storage_of(request), shows_query, limit)
+            names = tags_of(request.app.state).vocabulary.names
+            found = await shows_view(storage_of(request), shows_query, limit, names)
             return render_json(found.shows, found.shows.newest())
 
         return await answer(request, render)
@@ -75,7 +77,8 @@ class PublicApi(PublicController):
         """The home page's sidebar: each filter's values and how many shows each gives."""
 
         async def render() -> Rendered:
-            return render_json(await facets_view(filter_query))
+            names = tags_of(request.app.state).vocabulary.names
+            return render_json(await facets_view(filter_query, names))
 
         return await answer(request, render)
 

@@ -22,6 +22,7 @@ from rk.server.site.repository.facets import (
     kept_total,
     kept_value_count,
     season_date_years,
+    tag_counts,
     total,
 )
 from rk.server.site.repository.seasons import published_seasons
@@ -53,6 +54,8 @@ class Facets(Struct, frozen=True, kw_only=True):
     city: list[FacetValue]
     brand: list[FacetValue]
     total: int
+    tag: list[FacetValue] = []
+    """The tags of the listed shows' looks, most shows first (zero-shot tags, docs/tags.md)."""
     more: dict[str, int] = field(default_factory=dict)
 
 
@@ -137,17 +140,20 @@ async def facets(filters: ShowFilters) -> Facets:
     seasons = await _group(filters, "season", filters.season, top("season"))
     cities = await _group(filters, "city", filters.city, top("city"))
     brands = await _group(filters, "brand", filters.brand, top("brand"))
+    tags = await tag_counts(filters)
     listed = {
         "year": _values(years, year, top=top("year", YEARS)),
         "season": _values(seasons.found, filters.season, top("season")),
         "city": _values(cities.found, filters.city, top("city")),
         "brand": _values(brands.found, filters.brand, top("brand"), label_key="name"),
+        "tag": _values(tags, filters.tag, top("tag")),
     }
     counted = {
         "year": len(years),
         "season": seasons.values,
         "city": cities.values,
         "brand": brands.values,
+        "tag": len(tags),
     }
     return Facets(
         kind=[
@@ -162,6 +168,7 @@ async def facets(filters: ShowFilters) -> Facets:
         season=listed["season"],
         city=listed["city"],
         brand=listed["brand"],
+        tag=listed["tag"],
         total=await _total(filters),
         more={name: max(0, counted[name] - len(listed[name])) for name in listed},
     )

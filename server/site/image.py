@@ -1,7 +1,7 @@
 """One published image as its page shows it: the picture, its show and credits, previous and
 next, its place among the show's looks (or details: counted apart), a filmstrip of the
 looks around it, and its similar looks (stored neighbours, published ones only, with
-scores).
+scores) and its tags.
 
 The neighbours are those of the backend's model; without a model, or before the image's
 vector is placed, the page says so instead of showing an empty grid without a reason.
@@ -21,6 +21,7 @@ from rk.server.site.pictures import Picture, picture_in
 from rk.server.site.repository.images import live_image_row, look_image_id, show_image_rows
 from rk.server.site.show import show_row
 from rk.server.site.shows import ShowFacts, facts_of
+from rk.server.tags import ImageTag, published_tags
 
 SIMILAR_K = 20
 STRIP_SIDE = 6
@@ -73,6 +74,8 @@ class ImagePage(Struct, frozen=True, kw_only=True):
     look_id: int | None = None
     counter: Counter | None = None
     filmstrip: Filmstrip | None = None
+    tags: list[ImageTag] = []
+    """Its zero-shot tags (the model's and the moderators' confirmed ones), best first."""
 
 
 async def similar_looks(
@@ -127,6 +130,7 @@ async def get_image(storage: Storage, image_id: int, model: str | None) -> Image
         look_id=look_id,
         counter=Counter(what=what, number=number, total=len(same)),
         filmstrip=await filmstrip(storage, show, same, number - 1),
+        tags=await published_tags(image_id),
     )
 
 

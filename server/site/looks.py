@@ -10,6 +10,7 @@ from __future__ import annotations
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
+from rk.server.platform.db.sql_rows import scored_rows
 from rk.server.site.pictures import Picture, picture_in
 from rk.server.site.repository.images import live_tile_rows
 from rk.server.site.shows import BrandName, brand_of
@@ -30,20 +31,15 @@ class ScoredLook(Struct, frozen=True, kw_only=True):
 async def scored_looks(storage: Storage, scored: list[tuple[int, float]]) -> list[ScoredLook]:
     """ScoredLooks for ``(image_id, score)`` pairs, best first as given; unpublished dropped."""
     by_id = await live_tile_rows([image_id for image_id, _ in scored])
-    looks = []
-    for image_id, score in scored:
-        row = by_id.get(image_id)
-        if row is None:
-            continue
-        looks.append(
-            ScoredLook(
-                picture=await picture_in(storage, row, row),
-                score=round(float(score), 4),
-                show_id=int(row["article_id"]),
-                show_title=str(row["title"]),
-                brand=brand_of(row),
-                season=str(row["season"]),
-                kind=str(row["kind"]),
-            )
+    return [
+        ScoredLook(
+            picture=await picture_in(storage, row, row),
+            score=round(float(score), 4),
+            show_id=int(row["article_id"]),
+            show_title=str(row["title"]),
+            brand=brand_of(row),
+            season=str(row["season"]),
+            kind=str(row["kind"]),
         )
-    return looks
+        for row, score in scored_rows(scored, by_id)
+    ]

@@ -43,6 +43,7 @@ from rk.server.site.views import (
     show_view,
     shows_view,
 )
+from rk.server.tags import tags_of
 
 
 def storage_of(request: Request[Any, Any, Any]) -> Storage:
@@ -88,7 +89,8 @@ class PublicPages(PublicController):
 
         async def render() -> Rendered:
             storage = storage_of(request)
-            found = await shows_view(storage, shows_query)
+            names = tags_of(request.app.state).vocabulary.names
+            found = await shows_view(storage, shows_query, tags=names)
             front = not found.filters.active and not shows_query.before
             lead = await lead_view(storage) if front else None
             more = {"facets": await facets(found.filters), "kinds": KINDS, "lead": lead}

@@ -35,6 +35,10 @@ Year = Annotated[
 ]
 City = Annotated[str | None, QueryParameter(description="Exact city, e.g. Paris")]
 Kind = Annotated[str | None, QueryParameter(description="runway or street")]
+Tag = Annotated[
+    str | None,
+    QueryParameter(description="Shows with a look tagged so (a name of the tag vocabulary)"),
+]
 All = Annotated[
     str | None,
     QueryParameter(description="List every value of this filter: season, year, city or brand"),
@@ -69,6 +73,7 @@ class FilterQuery(Struct, frozen=True, kw_only=True):
     year: Year = None
     city: City = None
     kind: Kind = None
+    tag: Tag = None
     all: All = None
 
 

@@ -22,7 +22,7 @@ from PIL import Image, ImageOps
 
 from rk.core.api.embedders import Embedder
 from rk.core.api.storage import Storage
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import Gone, NotFound
 from rk.server.similarity import ModelIndex, reduce_photo
 from rk.server.site.looks import ScoredLook
 from rk.server.site.repository.search_photos import (
@@ -39,10 +39,8 @@ MAX_KEPT = 10_000
 SHA1 = re.compile(r"^[0-9a-f]{40}$")
 
 
-class PhotoGone(ApiError):
+class PhotoGone(Gone):
     """The photo of a search is no longer kept (or never was)."""
-
-    status_code = 410
 
 
 class KeptPhoto(Struct, frozen=True, kw_only=True):

@@ -19,7 +19,7 @@ from msgspec import Struct
 from rk.core.api.embedders import Embedder
 from rk.core.api.errors import NoTextTower
 from rk.core.api.storage import Storage
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import BadRequest, NotFound, Unavailable
 from rk.server.similarity import (
     BadPicture,
     ModelIndex,
@@ -37,16 +37,12 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 RESULTS = 48
 
 
-class BadSearch(ApiError):
+class BadSearch(BadRequest):
     """The query itself is unusable."""
 
-    status_code = 400
 
-
-class SearchOff(ApiError):
+class SearchOff(Unavailable):
     """The backend's model cannot run this kind of search."""
-
-    status_code = 503
 
 
 class Ability(Struct, frozen=True, kw_only=True):

@@ -30,6 +30,7 @@ from rk.server.site.params import Brand, City, Colour, FilterQuery, Season, Year
 from rk.server.site.search import (
     MAX_QUERY_CHARS,
     MAX_UPLOAD_BYTES,
+    BadSearch,
     check_picture,
     photo_vector,
 )
@@ -42,12 +43,6 @@ KindParam = Annotated[
     str | None,
     Parameter(description="Only this kind (runway, street)", pattern=r"^[a-z0-9_-]{1,32}$"),
 ]
-
-
-class BadQuery(ApiError):
-    """The query itself is unusable."""
-
-    status_code = 400
 
 
 class SimilarImages(Struct, frozen=True, kw_only=True):
@@ -131,9 +126,9 @@ class SearchController(Controller):
             )
         query = " ".join(q.split())
         if not query:
-            raise BadQuery("q is empty: say what to look for, e.g. ?q=red+leather+coat")
+            raise BadSearch("q is empty: say what to look for, e.g. ?q=red+leather+coat")
         if len(query) > MAX_QUERY_CHARS:
-            raise BadQuery(f"q is {len(query)} characters; at most {MAX_QUERY_CHARS}")
+            raise BadSearch(f"q is {len(query)} characters; at most {MAX_QUERY_CHARS}")
         embedder = runtime_of(state).require()
         if not embedder.has_text:
             raise ApiError(f"model {embedder.model_id} has no text tower: text search is off")
@@ -181,15 +176,15 @@ def index_of(state: State, model: str) -> ModelIndex:
 
 
 async def _upload(request: Request) -> bytes:
-    """The uploaded image's bytes; BadQuery when there are none."""
+    """The uploaded image's bytes; BadSearch when there are none."""
     if request.content_type[0] == "multipart/form-data":
         form = await request.form()
         upload = form.get("image")
         if not isinstance(upload, UploadFile):
-            raise BadQuery("multipart upload has no file field named 'image'")
+            raise BadSearch("multipart upload has no file field named 'image'")
         data = await upload.read()
     else:
         data = await request.body()
     if not data:
-        raise BadQuery("empty upload: send the image as the body or as form field 'image'")
+        raise BadSearch("empty upload: send the image as the body or as form field 'image'")
     return data

@@ -16,14 +16,15 @@ from urllib.parse import urlencode
 from msgspec import Struct
 
 from rk.core.api.wire import MAX_ID
-from rk.server.platform.http.errors import ApiError, NotFound
+from rk.server.platform.http.errors import BadRequest, NotFound
 from rk.server.site.params import FilterQuery
 from rk.server.site.repository.brands import published_brand
 from rk.server.site.repository.seasons import published_seasons
 from rk.server.site.seasons.names import season_year
+from rk.server.tags import shipped_vocabulary
 
 KINDS = {"runway": "Runway", "street": "Street style"}
-LONG_FACETS = ("season", "year", "city", "brand")
+LONG_FACETS = ("season", "year", "city", "brand", "tag")
 """The filters whose values the sidebar lists only the first of, until ``?all=`` asks."""
 MAX_TEXT = 200
 """Longest season or city (the column width)."""
@@ -32,10 +33,8 @@ YEAR = re.compile(r"^(19|20|21)\d\d$")
 CURSOR = re.compile(r"^[1-9]\d{0,17}$")
 
 
-class BadFilter(ApiError):
+class BadFilter(BadRequest):
     """A filter value rk cannot use."""
-
-    status_code = 400
 
 
 class ShowFilters(Struct, frozen=True, kw_only=True):
@@ -53,6 +52,7 @@ class ShowFilters(Struct, frozen=True, kw_only=True):
     year: int = 0
     city: str = ""
     kind: str = ""
+    tag: str = ""
     year_seasons: tuple[str, ...] = ()
     yearless_seasons: tuple[str, ...] = ()
     expand: str = ""
@@ -65,6 +65,7 @@ class ShowFilters(Struct, frozen=True, kw_only=True):
             "year": self.year or None,
             "city": self.city,
             "kind": self.kind,
+            "tag": self.tag,
         }
         values.update(changes)
         kept = {key: value for key, value in values.items() if value not in (None, "", 0)}
@@ -73,7 +74,7 @@ class ShowFilters(Struct, frozen=True, kw_only=True):
     @property
     def active(self) -> bool:
         """True when any filter is set."""
-        return bool(self.brand or self.season or self.year or self.city or self.kind)
+        return bool(self.brand or self.season or self.year or self.city or self.kind or self.tag)
 
 
 def _text(name: str, value: str | None) -> str:
@@ -85,11 +86,12 @@ def _text(name: str, value: str | None) -> str:
     return text
 
 
-async def parse_filters(query: FilterQuery) -> ShowFilters:
+async def parse_filters(query: FilterQuery, tags: frozenset[str] | None = None) -> ShowFilters:
     """Checked filters from the URL's raw values (None or empty = not filtered).
 
     A brand is taken by either uid, only while it has a published show: a filter by a brand
-    the public cannot see must not tell its name.
+    the public cannot see must not tell its name. A tag must be one of ``tags`` (the
+    backend's vocabulary; the shipped one when None).
     """
     brand_uid = (query.brand or "").strip()
     brand_id, brand_name = 0, ""
@@ -110,6 +112,9 @@ async def parse_filters(query: FilterQuery) -> ShowFilters:
     expand = (query.all or "").strip()
     if expand and expand not in LONG_FACETS:
         raise BadFilter(f"all={expand[:20]!r} is no filter; use {', '.join(LONG_FACETS)}")
+    tag = (query.tag or "").strip()
+    if tag and tag not in (tags if tags is not None else shipped_vocabulary().names):
+        raise BadFilter(f"unknown tag {tag[:64]!r}: see the tag vocabulary (docs/tags.md)")
     year = int(year_text) if year_text else 0
     named, yearless = await seasons_of_year(year) if year else ((), ())
     return ShowFilters(
@@ -120,6 +125,7 @@ async def parse_filters(query: FilterQuery) -> ShowFilters:
         year=year,
         city=_text("city", query.city),
         kind=kind_text,
+        tag=tag,
         year_seasons=named,
         yearless_seasons=yearless,
         expand=expand,

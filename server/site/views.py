@@ -42,16 +42,19 @@ class BrandShows(Struct, frozen=True, kw_only=True):
     shows: ShowList
 
 
-async def shows_view(storage: Storage, query: ShowsQuery, limit: int = PAGE_SIZE) -> Listing:
-    """Published shows under the URL's filters, newest first, older ones by keyset."""
-    filters = await parse_filters(query)
+async def shows_view(
+    storage: Storage, query: ShowsQuery, limit: int = PAGE_SIZE, tags: frozenset[str] | None = None
+) -> Listing:
+    """Published shows under the URL's filters (a tag among ``tags``), newest first, older
+    ones by keyset."""
+    filters = await parse_filters(query, tags)
     shows = await list_shows(storage, filters, parse_cursor(query.before), limit)
     return Listing(filters=filters, shows=shows)
 
 
-async def facets_view(query: FilterQuery) -> Facets:
+async def facets_view(query: FilterQuery, tags: frozenset[str] | None = None) -> Facets:
     """Each filter's values with their show counts under the URL's filters."""
-    return await facets(await parse_filters(query))
+    return await facets(await parse_filters(query, tags))
 
 
 async def brands_view() -> BrandIndex:

@@ -8,12 +8,9 @@ dir, and also to ``$RK_TEST_SCREENSHOTS`` when it is set.
 
 from __future__ import annotations
 
-import asyncio
 import os
-import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -22,35 +19,11 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from tests.integration.spider.procs import Backend
 from tests.support.skips import skip_or_fail
 
-T = TypeVar("T")
-
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
-
-
-def run_async(make: Callable[[], Awaitable[T]]) -> T:
-    """``asyncio.run(make())`` on a thread of its own (this thread's loop is Playwright's)."""
-    box: dict[str, T] = {}
-    errors: list[BaseException] = []
-
-    async def call() -> T:
-        return await make()
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(call())
-        except BaseException as exc:
-            errors.append(exc)
-
-    thread = threading.Thread(target=target, name="run-async")
-    thread.start()
-    thread.join()
-    if errors:
-        raise errors[0]
-    return box["value"]
 
 
 @pytest.fixture(scope="module")

@@ -17,16 +17,16 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Browser, Page
 
-from rk.core.api.lookups import open_storage
-from rk.core.api.plugins import new_plugin_manager
-from rk.core.api.storage import StorageContext
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage
 from rk.server.colour import colour_facet, compute_colours
-from rk.server.platform.db.engine import close, connect
-from tests.browser.conftest import DESKTOP, PHONE, run_async
+from rk.server.platform.db.database import Database
+from tests.browser.conftest import DESKTOP, PHONE
 from tests.integration.public.archive import Archive, add_show, seed
 from tests.integration.public.vectors import embed_archive, wait_placed
 from tests.integration.spider.procs import RK, Backend, clean_env
 from tests.models.samples import TINY_CLIP
+from tests.support.served import served_archive
 from tests.support.skips import skip_or_fail
 
 AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
@@ -47,38 +47,28 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Ar
     """``rk serve-backend`` with the test archive (its vectors placed, so pages show similar
     looks; its colours measured, so a colour search finds looks), a pending show and an
     admin account; and the colour most published looks have."""
+
+    async def fill(storage: Storage, pm: RkPluginManager, engine: Database) -> tuple[Archive, str]:
+        archive = await seed(storage)
+        await add_show(
+            storage,
+            archive,
+            "pending-review",
+            brand="Acne Studios",
+            season="Resort 2026",
+            status="pending",
+            looks=4,
+            seed=40,
+        )
+        await embed_archive(archive, pm)
+        await wait_placed()
+        await compute_colours(engine, storage, sorted(archive.pictures))
+        return archive, (await colour_facet(engine))[0].name
+
     root = tmp_path_factory.mktemp("axe") / "backend"
-    dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
-    backend = Backend(root, dsn, vision={"model": str(TINY_CLIP)}).start()
-
-    async def fill() -> tuple[Archive, str]:
-        engine = await connect(dsn)
-        try:
-            pm = new_plugin_manager()
-            storage = open_storage(
-                f"file://{root / 'data' / 'media'}", StorageContext(backend_url=backend.url), pm
-            )
-            archive = await seed(storage)
-            await add_show(
-                storage,
-                archive,
-                "pending-review",
-                brand="Acne Studios",
-                season="Resort 2026",
-                status="pending",
-                looks=4,
-                seed=40,
-            )
-            await embed_archive(archive, pm)
-            await wait_placed()
-            await compute_colours(engine, storage, sorted(archive.pictures))
-            return archive, (await colour_facet(engine))[0].name
-        finally:
-            await close(engine)
-
-    try:
-        archive, colour = run_async(fill)
-        made = subprocess.run(
+    with served_archive(root, fill, vision={"model": str(TINY_CLIP)}) as (backend, made):
+        archive, colour = made
+        created = subprocess.run(
             [
                 *(RK, "admin", "create-user", "ada", "--role", "admin", "--password-stdin"),
                 *("--config", str(backend.config), "--data-dir", str(backend.data_dir)),
@@ -89,10 +79,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Ar
             env=clean_env(),
             check=False,
         )
-        assert made.returncode == 0, made.stderr
+        assert created.returncode == 0, created.stderr
         yield backend, archive, colour
-    finally:
-        backend.stop()
 
 
 def violations(page: Page, axe: str) -> list[dict[str, Any]]:
@@ -123,11 +111,14 @@ def public_paths(archive: Archive, colour: str) -> dict[str, str]:
         "image": f"/images/{image}",
         "cite": f"/images/{image}/cite",
         "cite a show": f"/shows/{show}/cite",
+        "contact sheet": "/contact-sheet",
         "detail": f"/images/{archive.images['acne-ss25'][-1]}",
         "search": "/search?q=coat",
         "more like this": f"/search?like={image}",
         "colour search": f"/search?{urlencode({'colour': colour})}",
         "bad colour": "/search?colour=oxbloud",
+        "trends": f"/trends?{urlencode({'colour': colour})}",
+        "bad trend": "/trends?colour=oxbloud",
         "photo gone": f"/search?photo={'0' * 40}",
         "not found": "/shows/999999",
     }
@@ -198,7 +189,12 @@ def test_every_page_type_has_no_axe_violation(
         for name, path in public_paths(archive, colour).items():
             answer = page.goto(f"{backend.url}{path}")
             assert answer is not None
-            expected = {"not found": 404, "photo gone": 410, "bad colour": 400}.get(name, 200)
+            expected = {
+                "not found": 404,
+                "photo gone": 410,
+                "bad colour": 400,
+                "bad trend": 400,
+            }.get(name, 200)
             assert answer.status == expected, f"{name}: {answer.status}"
             found[f"public {name}"] = violations(page, axe_source)
         page.goto(f"{backend.url}/admin/sign-in")

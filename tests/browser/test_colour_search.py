@@ -11,40 +11,28 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from rk.core.api.lookups import open_storage
-from rk.core.api.plugins import new_plugin_manager
-from rk.core.api.storage import StorageContext
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage
 from rk.server.colour import compute_colours
-from rk.server.platform.db.engine import close, connect
-from tests.browser.conftest import PHONE, horizontal_overflow, run_async, screenshot
+from rk.server.platform.db.database import Database
+from tests.browser.conftest import PHONE, horizontal_overflow, screenshot
 from tests.integration.colour.archive import LOOKS, Archive, hex_of, seed_archive
 from tests.integration.spider.procs import Backend
+from tests.support.served import served_archive
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Archive]]:
     """``rk serve-backend`` (no model) with the flat-colour archive, every image measured."""
-    root = tmp_path_factory.mktemp("colour") / "backend"
-    dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
-    backend = Backend(root, dsn).start()
 
-    async def fill() -> Archive:
-        engine = await connect(dsn)
-        try:
-            pm = new_plugin_manager()
-            media = f"file://{root / 'data' / 'media'}"
-            storage = open_storage(media, StorageContext(backend_url=backend.url), pm)
-            archive = await seed_archive(storage)
-            report = await compute_colours(engine, storage, sorted(archive.colour_of))
-            assert report.failed == {}
-            return archive
-        finally:
-            await close(engine)
+    async def fill(storage: Storage, _: RkPluginManager, engine: Database) -> Archive:
+        archive = await seed_archive(storage)
+        report = await compute_colours(engine, storage, sorted(archive.colour_of))
+        assert report.failed == {}
+        return archive
 
-    try:
-        yield backend, run_async(fill)
-    finally:
-        backend.stop()
+    with served_archive(tmp_path_factory.mktemp("colour") / "backend", fill) as served:
+        yield served
 
 
 def result_ids(page: Page) -> list[int]:

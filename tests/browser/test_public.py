@@ -188,6 +188,7 @@ def test_pages_fit_the_screen_and_size_their_images(
         "show": f"/shows/{archive.shows['acne-ss25']}",
         "image": f"/images/{archive.images['acne-ss25'][0]}",
         "cite": f"/images/{archive.images['acne-ss25'][0]}/cite",
+        "contact-sheet": f"/contact-sheet?brand={archive.brands['Acne Studios']}",
         "search": "/search?q=green+dress",
         "brands": "/brands",
         "schema": "/schema",

@@ -18,15 +18,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, expect
 
-from rk.core.api.lookups import open_storage
-from rk.core.api.plugins import new_plugin_manager
-from rk.core.api.storage import StorageContext
+from rk.core.api.plugins import RkPluginManager
+from rk.core.api.storage import Storage
 from rk.server.console.accounts.users import create_user
-from rk.server.platform.db.engine import close, connect
+from rk.server.platform.db.database import Database
 from rk.server.platform.db.tables import Article
-from tests.browser.conftest import run_async
 from tests.integration.public.archive import Archive, seed
 from tests.integration.spider.procs import Backend
+from tests.support.served import served_archive
 
 PASSWORD = "a long enough password"
 HOSTILE = "  JaVaScRiPt:window.__pwned=1;alert(document.domain)"
@@ -35,29 +34,16 @@ HOSTILE = "  JaVaScRiPt:window.__pwned=1;alert(document.domain)"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Archive]]:
     """``rk serve-backend`` with the test archive and one show whose source link is hostile."""
-    root = tmp_path_factory.mktemp("security") / "backend"
-    dsn = f"sqlite:///{root / 'data' / 'rk.sqlite3'}"
-    backend = Backend(root, dsn).start()
 
-    async def fill() -> Archive:
-        engine = await connect(dsn)
-        try:
-            media = f"file://{root / 'data' / 'media'}"
-            storage = open_storage(
-                media, StorageContext(backend_url=backend.url), new_plugin_manager()
-            )
-            archive = await seed(storage)
-            hostile = archive.shows["acne-fw24"]
-            await Article.update({Article.url: HOSTILE}).where(Article.id == hostile)
-            await create_user("ada", PASSWORD, "admin")
-            return archive
-        finally:
-            await close(engine)
+    async def fill(storage: Storage, _: RkPluginManager, __: Database) -> Archive:
+        archive = await seed(storage)
+        hostile = archive.shows["acne-fw24"]
+        await Article.update({Article.url: HOSTILE}).where(Article.id == hostile)
+        await create_user("ada", PASSWORD, "admin")
+        return archive
 
-    try:
-        yield backend, run_async(fill)
-    finally:
-        backend.stop()
+    with served_archive(tmp_path_factory.mktemp("security") / "backend", fill) as served:
+        yield served
 
 
 def sign_in(page: Page, backend: Backend) -> None:

@@ -26,17 +26,15 @@ from rk.server.moderation import (
     reopen,
     visible_status,
 )
-from rk.server.platform.http.errors import ApiError
+from rk.server.platform.http.errors import Conflict
 
 ACTION_BACK_TO = {"published": "publish", "rejected": "reject"}
 """The moderation action that returns an article to each status it can be undone to."""
 UNDOABLE = ("pending", *ACTION_BACK_TO)
 
 
-class NothingToUndo(ApiError):
+class NothingToUndo(Conflict):
     """The decision is no longer the last one, or its article changed since (nothing done)."""
-
-    status_code = 409
 
 
 class LastDecision(Struct, frozen=True, kw_only=True):

@@ -8,6 +8,7 @@ one definition of "a visitor may see this article".
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -52,3 +53,11 @@ async def rows(sql: str, *args: Any) -> list[dict[str, Any]]:
 def marks(count: int) -> str:
     """``{}, {}, …`` for an ``IN (…)`` list of ``count`` values."""
     return ", ".join("{}" for _ in range(count))
+
+
+def scored_rows(
+    scored: Iterable[tuple[int, float]], by_id: Mapping[int, dict[str, Any]]
+) -> list[tuple[dict[str, Any], float]]:
+    """Each ``(id, score)``'s row with its score, in ``scored``'s order; an id without a row
+    (unpublished, deleted since it was scored) is dropped."""
+    return [(by_id[row_id], score) for row_id, score in scored if row_id in by_id]

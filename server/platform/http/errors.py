@@ -34,10 +34,28 @@ class ApiError(RkError):
     headers: dict[str, str] | None = None
 
 
+class BadRequest(ApiError):
+    """The request itself is unusable: a parameter out of range, an empty body, a bad query."""
+
+    status_code = 400
+
+
 class NotFound(ApiError):
     """The addressed thing does not exist."""
 
     status_code = 404
+
+
+class Conflict(ApiError):
+    """The request clashes with the state it found (changed since, already taken, replayed)."""
+
+    status_code = 409
+
+
+class Gone(ApiError):
+    """The addressed thing existed once and is no longer kept."""
+
+    status_code = 410
 
 
 class Unavailable(ApiError):

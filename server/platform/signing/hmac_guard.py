@@ -29,17 +29,15 @@ from rk.core.api.signing import (
     check_headers,
     verify,
 )
-from rk.server.platform.http.errors import ApiError
+from rk.server.platform.http.errors import Conflict
 
 _SIGNATURE, _TIMESTAMP, _NONCE = (
     h.lower() for h in (SIGNATURE_HEADER, TIMESTAMP_HEADER, NONCE_HEADER)
 )
 
 
-class ReplayedRequest(ApiError):
+class ReplayedRequest(Conflict):
     """A signature that was already accepted once within its window."""
-
-    status_code = 409
 
     def __init__(self) -> None:
         super().__init__(

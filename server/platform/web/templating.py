@@ -25,6 +25,7 @@ TEMPLATE_DIRS = [
     SERVER_DIR / "platform" / "web" / "templates",
     SERVER_DIR / "console" / "templates",
     SERVER_DIR / "site" / "templates",
+    SERVER_DIR / "trends" / "templates",
 ]
 SOURCE_NAMES = {"vogue": "Vogue Runway", "theimpression": "The Impression"}
 """Sources as they write their own names; a third party's plugin name is shown title-cased."""

@@ -7,7 +7,7 @@ from datetime import date
 from msgspec import Struct
 
 from rk.server.platform.web.templating import source_name
-from rk.server.site.image import ImagePage
+from rk.server.site.image import ImagePage, ShowRef
 from rk.server.site.show import Show
 
 
@@ -47,58 +47,40 @@ class Cited(Struct, frozen=True, kw_only=True):
         return [day.year, day.month, day.day]
 
 
-def _creator(kind: str, title: str, brand: str, designer: str, author: str) -> str:
-    """Who made the cited work: see ``Cited``."""
-    if kind == "street":
-        return author or title
-    return designer or brand or title
+def _of(
+    show: Show | ShowRef, kind: str, ident: int, look: str, archive_url: str, accessed: date
+) -> Cited:
+    """The citation of ``show`` (or of one of its pictures, ``look`` naming it)."""
+    brand = show.brand.name if show.brand else ""
+    street = show.kind == "street"
+    return Cited(
+        key=f"rk-{kind}-{ident}",
+        kind=kind,
+        creator=(show.author or show.title) if street else (show.designer or brand or show.title),
+        brand=brand,
+        title=show.title,
+        season=show.season,
+        city=show.city,
+        look=look,
+        credit=show.author if street else "",
+        source=source_name(show.source),
+        source_url=show.url,
+        archive_url=archive_url,
+        published=show.date,
+        accessed=accessed,
+    )
 
 
 def cited_show(show: Show, base: str, accessed: date) -> Cited:
     """The citation of a whole published show."""
-    return Cited(
-        key=f"rk-show-{show.id}",
-        kind="show",
-        creator=_creator(
-            show.kind, show.title, show.brand.name if show.brand else "", show.designer, show.author
-        ),
-        brand=show.brand.name if show.brand else "",
-        title=show.title,
-        season=show.season,
-        city=show.city,
-        look="",
-        credit=show.author if show.kind == "street" else "",
-        source=source_name(show.source),
-        source_url=show.url,
-        archive_url=f"{base}/shows/{show.id}",
-        published=show.date,
-        accessed=accessed,
-    )
+    return _of(show, "show", show.id, "", f"{base}/shows/{show.id}", accessed)
 
 
 def cited_image(page: ImagePage, base: str, accessed: date) -> Cited:
     """The citation of one published image: its look (or photo, or detail) number too."""
-    show = page.show
-    counter = page.counter
+    counter, image_id = page.counter, page.image.image_id
     what = f"{counter.what.capitalize()} {counter.number}" if counter else ""
-    return Cited(
-        key=f"rk-image-{page.image.image_id}",
-        kind="image",
-        creator=_creator(
-            show.kind, show.title, show.brand.name if show.brand else "", show.designer, show.author
-        ),
-        brand=show.brand.name if show.brand else "",
-        title=show.title,
-        season=show.season,
-        city=show.city,
-        look=what,
-        credit=show.author if show.kind == "street" else "",
-        source=source_name(show.source),
-        source_url=show.url,
-        archive_url=f"{base}/images/{page.image.image_id}",
-        published=show.date,
-        accessed=accessed,
-    )
+    return _of(page.show, "image", image_id, what, f"{base}/images/{image_id}", accessed)
 
 
 def work_label(cited: Cited) -> str:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import msgspec
+
 from rk.server.platform.db.sql_rows import LIVE, marks, rows
 from rk.server.site.repository.where import where
 from rk.server.site.show_filters import ShowFilters
+from rk.server.tags import SHOWN_STATES
 
 YEAR_SQL = "SUBSTR(a.date, 1, 4)"
 
@@ -117,3 +120,16 @@ async def total(filters: ShowFilters) -> int:
     conditions, args = where(filters)
     found = await rows(f"SELECT COUNT(*) AS n FROM articles a WHERE {LIVE}{conditions}", *args)
     return int(str(found[0]["n"])) if found else 0
+
+
+async def tag_counts(filters: ShowFilters) -> list[dict[str, Any]]:
+    """The shown tags of published shows matching ``filters`` (its own tag filter left out),
+    each with how many shows have a look tagged so, most first."""
+    conditions, args = where(msgspec.structs.replace(filters, tag=""))
+    return await rows(
+        "SELECT t.tag AS value, COUNT(DISTINCT a.id) AS n FROM image_tags t"
+        " JOIN images i ON i.id = t.image_id JOIN articles a ON a.id = i.article_id"
+        f" WHERE {LIVE}{conditions} AND t.state IN {SHOWN_STATES}"
+        " GROUP BY t.tag ORDER BY n DESC, t.tag",
+        *args,
+    )

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from rk.server.platform.db.sql_rows import marks
 from rk.server.site.show_filters import ShowFilters
+from rk.server.tags import SHOWN_STATES
+
+TAGGED = (
+    "EXISTS (SELECT 1 FROM images ti JOIN image_tags t ON t.image_id = ti.id"
+    f" WHERE ti.article_id = a.id AND t.tag = {{}} AND t.state IN {SHOWN_STATES})"
+)
+"""A show with a look tagged so (a shown tag: the model's, or confirmed)."""
 
 
 def where(filters: ShowFilters) -> tuple[str, list[object]]:
@@ -19,6 +26,9 @@ def where(filters: ShowFilters) -> tuple[str, list[object]]:
         if value:
             clauses.append(f"{column} = {{}}")
             args.append(value)
+    if filters.tag:
+        clauses.append(TAGGED)
+        args.append(filters.tag)
     if filters.year:
         clause, year_args = year_clause(filters)
         clauses.append(clause)

@@ -127,3 +127,41 @@ def test_a_checkpoint_without_weights_is_exit_2(source: Path, tmp_path: Path) ->
     assert line.startswith("error: ")
     assert "cannot load the image tower" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_a_siglip_checkpoint_exports_and_embeds_as_torch_does(tmp_path: Path) -> None:
+    """A tiny random SigLIP: exported through optimum by ``rk embed export``, loaded by the
+    embedder, whose images (resized to 32 × 32 without a crop, mean/std 0.5) and texts
+    (padded to the model's 16 tokens) match torch's ``get_*_features``, at unit norm."""
+    from rk.plugins.clip_embed.embedder import ClipEmbedder
+    from tests.models.make_tiny_clip import make_images
+    from tests.models.make_tiny_siglip import TEXTS, build_siglip, reference
+
+    source = tmp_path / "tiny-siglip"
+    build_siglip(source, seed=3)
+    out = tmp_path / "export"
+    result = rk(
+        "embed", "export", "--model", str(source), "--out", str(out), env=OFFLINE, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert "exported tiny-siglip (dim 32)" in result.stdout
+    processor = json.loads((out / "preprocessor_config.json").read_text())
+    assert processor["size"] == {"height": 32, "width": 32}
+    assert "crop_size" not in processor
+    images = make_images()  # 48 × 40: a crop would cut the sides that a squeeze keeps
+    expected = reference(source, images, TEXTS)
+    embedder = ClipEmbedder({"model": str(out), "providers": ["cpu"]})
+    try:
+        assert (embedder.model_id, embedder.dim, embedder.has_text) == ("tiny-siglip", 32, True)
+        assert embedder.preprocess.crop == (32, 32)
+        assert embedder.preprocess.mean == (0.5, 0.5, 0.5)
+        got = embedder.embed_images(list(images.values()))
+        assert np.asarray(got.vectors).shape == (3, 32)
+        np.testing.assert_allclose(np.linalg.norm(got.vectors, axis=1), 1, atol=1e-5)
+        np.testing.assert_allclose(got.vectors, expected["images"], atol=1e-4)
+        texts = embedder.embed_texts(TEXTS)
+        assert np.asarray(texts).shape == (3, 32)
+        np.testing.assert_allclose(np.linalg.norm(texts, axis=1), 1, atol=1e-5)
+        np.testing.assert_allclose(texts, expected["texts"], atol=1e-4)
+    finally:
+        embedder.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -10,20 +9,6 @@ import pytest
 from rk.core.api.lookups import open_storage
 from rk.core.api.plugins import RkPluginManager
 from rk.core.api.storage import Storage, StorageContext
-from rk.server.platform.db.database import Database
-from rk.server.platform.db.engine import close, connect
-from rk.server.platform.db.migrate import migrate
-
-
-@pytest.fixture
-async def db(any_dsn: str) -> AsyncIterator[Database]:
-    """Each engine in turn, migrated and bound to the tables."""
-    await migrate(any_dsn)
-    database = await connect(any_dsn)
-    try:
-        yield database
-    finally:
-        await close(database)
 
 
 @pytest.fixture

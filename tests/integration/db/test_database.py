@@ -4,30 +4,18 @@ tables and the queues, savepoints when nested, committed data only for other tas
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
 from rk.core.config import QueueSettings
 from rk.server.platform.db.database import Database, default_pool_size
 from rk.server.platform.db.engine import close, connect
-from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.tables import Article
 from rk.server.platform.jobs.engine import JobQueue
 
 
 class Boom(Exception):
     """Raised inside a transaction to roll it back."""
-
-
-@pytest.fixture
-async def db(any_dsn: str) -> AsyncIterator[Database]:
-    await migrate(any_dsn)
-    database = await connect(any_dsn)
-    try:
-        yield database
-    finally:
-        await close(database)
 
 
 def ph(db: Database, n: int) -> str:

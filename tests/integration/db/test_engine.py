@@ -12,21 +12,17 @@ import pytest
 from rk.core.api.errors import ConfigError
 from rk.server.platform.db.database import Database, open_database
 from rk.server.platform.db.dsn import engine_of
-from rk.server.platform.db.engine import close, connect, redact_dsn, sqlite_path
-from rk.server.platform.db.migrate import migrate
+from rk.server.platform.db.engine import redact_dsn, sqlite_path
 from rk.server.platform.db.piccolo_engines import DatabasePostgresEngine, DatabaseSQLiteEngine
 from rk.server.platform.db.tables import ALL_TABLES, Article, Brand, Image, ImageEmbedding
+from tests.support.databases import migrated
 
 
 @pytest.fixture
 async def bound(any_dsn: str) -> AsyncIterator[Database]:
     """A migrated database on each engine, with rk's tables bound to it."""
-    await migrate(any_dsn)
-    db = await connect(any_dsn)
-    try:
+    async with migrated(any_dsn) as db:
         yield db
-    finally:
-        await close(db)
 
 
 async def test_bind_points_every_table_at_one_engine_over_the_database(bound: Database) -> None:

@@ -10,8 +10,7 @@ import pytest
 from rk.core.api.lookups import open_storage
 from rk.core.api.plugins import RkPluginManager
 from rk.core.api.storage import Storage, StorageContext
-from rk.server.platform.db.engine import close, connect
-from rk.server.platform.db.migrate import migrate
+from tests.support.databases import migrated
 
 BACKEND = "http://127.0.0.1:9"
 
@@ -19,12 +18,8 @@ BACKEND = "http://127.0.0.1:9"
 @pytest.fixture
 async def db(any_dsn: str) -> AsyncIterator[str]:
     """Each engine in turn, migrated and bound to the tables; its DSN."""
-    await migrate(any_dsn)
-    engine = await connect(any_dsn)
-    try:
+    async with migrated(any_dsn):
         yield any_dsn
-    finally:
-        await close(engine)
 
 
 @pytest.fixture

@@ -5,18 +5,15 @@ than the interval, a reported Retry-After holds back every later taker, and the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
-import pytest
 
 from rk.core.api.plugins import RkPluginManager
 from rk.core.api.wire import HostTokensWanted
 from rk.server.hosts import take_tokens
 from rk.server.platform.db.database import Database
-from rk.server.platform.db.engine import close, connect
-from rk.server.platform.db.migrate import migrate
 from tests.integration.server.helpers import backend_settings, running_backend
 
 NOW = 1_900_000_000.0
@@ -28,16 +25,6 @@ def at(now: float) -> Callable[[], float]:
 
 
 TOKENS = "/admin/internal/hosts/tokens"
-
-
-@pytest.fixture
-async def db(any_dsn: str) -> AsyncIterator[Database]:
-    await migrate(any_dsn)
-    database = await connect(any_dsn)
-    try:
-        yield database
-    finally:
-        await close(database)
 
 
 def wanted(

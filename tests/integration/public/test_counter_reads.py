@@ -4,26 +4,12 @@ whichever connection or process committed the change, and errors reach every wai
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-
-import pytest
 
 from rk.server.platform.db.database import Database
 from rk.server.platform.db.engine import close, connect
-from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.public_changes import CounterReads
 
 BUMP = "UPDATE public_changes SET version = version + 1 WHERE name = 'content'"
-
-
-@pytest.fixture
-async def db(any_dsn: str) -> AsyncIterator[Database]:
-    await migrate(any_dsn)
-    database = await connect(any_dsn)
-    try:
-        yield database
-    finally:
-        await close(database)
 
 
 async def test_a_read_asked_after_a_commit_sees_it_while_others_are_in_flight(

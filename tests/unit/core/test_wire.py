@@ -22,6 +22,7 @@ from rk.core.api.wire import (
     printable,
     url_problem,
 )
+from rk.core.web_urls import browser_form
 
 SHA1 = "0123456789abcdef0123456789abcdef01234567"
 PRINTABLE = st.characters(blacklist_categories=("Cc", "Cs"))
@@ -177,9 +178,11 @@ def test_control_characters_in_an_image_url_are_refused(char: str, where: str) -
 
 
 def _split_problem(url: str) -> bool:
-    """The full check ``url_problem`` makes for any URL its plain-URL shortcut does not take."""
+    """The full check ``url_problem`` makes for any URL its plain-URL shortcut does not take,
+    on the URL as a browser reads it (spaces and C0 controls off both ends: ``"http:// "``
+    has no host)."""
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(browser_form(url))
         host, _ = parts.hostname, parts.port
     except ValueError:
         return True

@@ -78,11 +78,16 @@ def literal_text(node: ast.AST) -> str | None:
     return None
 
 
+def is_tables_module(name: str | None) -> bool:
+    """Whether ``name`` is rk's tables module or one of the ``tables_<what>`` modules behind it."""
+    return name is not None and (name == TABLES_MODULE or name.startswith(TABLES_MODULE + "_"))
+
+
 def imports_tables(node: ast.AST) -> bool:
     """Whether ``node`` imports rk's piccolo tables."""
     if isinstance(node, ast.ImportFrom):
-        return node.module == TABLES_MODULE
-    return isinstance(node, ast.Import) and any(a.name == TABLES_MODULE for a in node.names)
+        return is_tables_module(node.module)
+    return isinstance(node, ast.Import) and any(is_tables_module(a.name) for a in node.names)
 
 
 def faults_of(path: Path, server: Path = SERVER) -> Iterator[str]:
@@ -173,6 +178,15 @@ def test_the_check_sees_each_kind_of_fault(tmp_path: Path) -> None:
     platform = server / "platform" / "db" / "engine.py"
     platform.write_text(service.read_text(encoding="utf-8"), encoding="utf-8")
     assert list(faults_of(platform, server)) == []
+
+
+def test_the_modules_behind_the_tables_count_as_the_tables() -> None:
+    for line in (
+        "from rk.server.platform.db.tables_archive import Brand",
+        "import rk.server.platform.db.tables_jobs",
+    ):
+        assert imports_tables(ast.parse(line).body[0])
+    assert not imports_tables(ast.parse("from rk.server.platform.db.tablespace import x").body[0])
 
 
 def test_plain_strings_are_not_sql() -> None:

@@ -39,9 +39,66 @@ def test_size_and_crop_forms(config: dict, edge: int, crop: tuple[int, int]) -> 
     assert (recipe.shortest_edge, recipe.crop) == (edge, crop)
 
 
+SIGLIP_CONFIG = {
+    "do_normalize": True,
+    "do_rescale": True,
+    "do_resize": True,
+    "image_mean": [0.5, 0.5, 0.5],
+    "image_processor_type": "SiglipImageProcessor",
+    "image_std": [0.5, 0.5, 0.5],
+    "resample": 3,
+    "rescale_factor": 1 / 255,
+    "size": {"height": 384, "width": 384},
+}
+
+
+def test_a_siglip_config_resizes_without_a_crop_and_normalises_by_half() -> None:
+    """SigLIP's processor has no crop: the whole picture is squeezed to height x width, even
+    where the tower's size is unknown (CLIP's 224 default must not crop a 384 resize)."""
+    recipe = Preprocessor.from_config(SIGLIP_CONFIG)
+    assert (recipe.resize_to, recipe.crop) == ((384, 384), (384, 384))
+    assert (recipe.mean, recipe.std) == ((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))
+    assert recipe.resample == Image.Resampling.BICUBIC
+    # a 96x32 strip: black | white | black thirds; squeezed, not cropped, so the left edge
+    # stays black (a crop would keep only the white middle)
+    pixels = np.zeros((32, 96, 3), dtype=np.uint8)
+    pixels[:, 32:64] = 255
+    array = Preprocessor.from_config({**SIGLIP_CONFIG, "size": {"height": 32, "width": 32}})(
+        samples.encode(Image.fromarray(pixels), "PNG")
+    )
+    assert array is not None
+    assert array.shape == (3, 32, 32)
+    np.testing.assert_allclose(array[:, :, :4].mean(), -1.0, atol=1e-5)
+    np.testing.assert_allclose(array[:, :, 14:18].mean(), 1.0, atol=1e-5)
+
+
+def test_a_clip_config_resizes_the_shortest_side_and_crops() -> None:
+    config = {
+        "size": {"shortest_edge": 224},
+        "crop_size": {"height": 224, "width": 224},
+        "do_center_crop": True,
+        "image_mean": list(CLIP_MEAN),
+        "image_std": list(CLIP_STD),
+        "resample": 3,
+    }
+    recipe = Preprocessor.from_config(config)
+    assert (recipe.shortest_edge, recipe.resize_to, recipe.crop) == (224, None, (224, 224))
+    assert (recipe.mean, recipe.std) == (CLIP_MEAN, CLIP_STD)
+
+
+def test_normalise_and_rescale_can_be_turned_off() -> None:
+    recipe = Preprocessor.from_config({"do_normalize": False, "do_rescale": False})
+    assert (recipe.mean, recipe.std, recipe.rescale) == ((0, 0, 0), (1, 1, 1), 1.0)
+
+
 @pytest.mark.parametrize(
     "config",
-    [{"size": 32, "crop_size": 64}, {"image_mean": [0.5]}, {"size": {"width": 3}}],
+    [
+        {"size": 32, "crop_size": 64},
+        {"image_mean": [0.5]},
+        {"size": {"width": 3}},
+        {"do_resize": False},
+    ],
 )
 def test_unusable_configs_are_one_line_errors(config: dict) -> None:
     with pytest.raises(ModelDirError, match="preprocessor_config.json"):
