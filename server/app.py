@@ -24,6 +24,7 @@ from rk.core.api.storage import StorageContext
 from rk.core.config import Settings
 from rk.core.redact import remember_secret
 from rk.server.brands import BrandIds
+from rk.server.console import session_check
 from rk.server.crawl import CrawlTasks
 from rk.server.deps import dependencies
 from rk.server.ingest import (
@@ -177,6 +178,7 @@ def create_app(settings: Settings, pm: pluggy.PluginManager | None = None) -> Li
             "security_headers": SecurityHeaders(settings),
             "ops_access": OpsAccess(settings.server),
             "clock": wall_clock,
+            "session_check": session_check(settings),
         }
     )
     remember_secret(state.secrets.ingest)

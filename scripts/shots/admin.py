@@ -86,7 +86,7 @@ def seed(world: World) -> None:
     _duplicate(world)
     for name, _ in BRANDS:
         world.rk("crawl", "add", name, "--max-shows", "3")
-    world.rk("crawl", "add", "Nordlys", "--max-shows", "0", "--priority", "5")
+    world.rk("crawl", "add", "Nordlys", "--max-shows", "0", "--priority", "5", "--again")
     claimed = []
     for worker in ("spider-paris-1", "spider-paris-2", "spider-oslo-1", "spider-oslo-2"):
         answer = _signed(world, TASKS, {"worker": worker, "source": "vogue"})
@@ -144,11 +144,15 @@ def _open_loupe(page: Page) -> None:
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('[data-loupe-img]').complete")
+    page.wait_for_selector("[data-loupe-img]")
+    page.evaluate(  # not wait_for_function: a string to evaluate is refused by the page's CSP
+        """async () => { const img = document.querySelector('[data-loupe-img]');
+            if (!img.complete) await new Promise((r) => { img.onload = img.onerror = r; }); }"""
+    )
 
 
 def _open_reasons(page: Page) -> None:
-    page.keyboard.press("r")
+    page.locator(".reject > summary").click()  # what the r key does, without its focus rules
     page.wait_for_selector(".reject[open]")
 
 

@@ -14,8 +14,25 @@ from litestar.middleware import DefineMiddleware
 
 from rk.core.config import Settings
 from rk.server.console.accounts.csrf import ConsoleCSRF, csrf_key
-from rk.server.console.accounts.guards import SignInRequired, signed_in, to_sign_in
+from rk.server.console.accounts.guards import (
+    SignInRequired,
+    is_live_session,
+    signed_in,
+    to_sign_in,
+)
 from rk.server.deps import console_storage_dependency
+from rk.server.platform.http.session_cookie import SessionCheck
+
+
+def session_check(settings: Settings) -> SessionCheck:
+    """Whether a session token is a live console session, for the public pages' moderator
+    view (``state.session_check``)."""
+    idle_s = settings.admin.session_idle_s
+
+    async def check(token: str) -> bool:
+        return await is_live_session(token, idle_s)
+
+    return check
 
 
 def admin_router(settings: Settings, secret: str) -> Router:

@@ -19,6 +19,8 @@ from litestar import MediaType, Request, Response
 from rk.server.site.page_cache import CACHE_CONTROL, Rendered, cached
 
 NO_STORE = "no-store"
+PRIVATE = "private, no-store"
+"""A page made for one signed-in person: no shared cache keeps it, nor the browser."""
 
 
 def _matches(request: Request[Any, Any, Any], etag: str) -> bool:
@@ -46,6 +48,8 @@ def send(
     headers = {**(headers or {}), "ETag": etag, "Cache-Control": cache_control}
     if rendered.last_modified:
         headers["Last-Modified"] = rendered.last_modified
+    if rendered.vary:
+        headers["Vary"] = rendered.vary
     if status_code == 200 and request.method in ("GET", "HEAD") and _matches(request, etag):
         return Response(b"", status_code=304, headers=headers)
     return Response(
@@ -65,12 +69,16 @@ async def answer(
 
 
 def render_html(
-    request: Request[Any, Any, Any], template: str, context: dict[str, Any], last_modified: int = 0
+    request: Request[Any, Any, Any],
+    template: str,
+    context: dict[str, Any],
+    last_modified: int = 0,
+    vary: str = "",
 ) -> Rendered:
-    """A template rendered in the shared environment."""
+    """A template rendered in the shared environment (``vary``: its ``Vary`` header)."""
     engine: Any = request.app.template_engine
     text = engine.get_template(template).render(request=request, flashes=[], **context)
-    return Rendered.of(text.encode(), MediaType.HTML, last_modified)
+    return Rendered.of(text.encode(), MediaType.HTML, last_modified, vary)
 
 
 def render_json(value: Any, last_modified: int = 0) -> Rendered:

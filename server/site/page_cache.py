@@ -35,6 +35,7 @@ from litestar.types import (
 
 from rk.server.platform.db.public_changes import Changes, CounterReads
 from rk.server.platform.http.compression import GZIP_ENCODING, VARY, accepts_gzip, gzipped
+from rk.server.platform.http.session_cookie import carries_session
 
 MAX_ENTRIES = 4096
 MAX_BYTES = 128 * 1024 * 1024
@@ -51,7 +52,8 @@ def etag_of(body: bytes) -> str:
 
 @dataclass(frozen=True)
 class Rendered:
-    """One answer as sent: body, media type, its ETag and Last-Modified header ("" = none).
+    """One answer as sent: body, media type, its ETag and Last-Modified header ("" = none),
+    and the request headers besides the URL it depends on (``Vary``; "" = none).
 
     Made by ``Rendered.of``: the hash and the date are worked out once per rendering, not
     once per request that is answered from the cache.
@@ -61,12 +63,13 @@ class Rendered:
     media_type: str
     etag: str
     last_modified: str
+    vary: str = ""
 
     @classmethod
-    def of(cls, body: bytes, media_type: str, last_modified: int = 0) -> Rendered:
+    def of(cls, body: bytes, media_type: str, last_modified: int = 0, vary: str = "") -> Rendered:
         """``body`` with its ETag; ``last_modified`` in unix seconds, 0 = none."""
         date = formatdate(last_modified, usegmt=True) if last_modified > 0 else ""
-        return cls(body, media_type, etag_of(body), date)
+        return cls(body, media_type, etag_of(body), date, vary)
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
         """The headers of a 200 answer, as sent by ``serve_cached``."""
@@ -78,6 +81,8 @@ class Rendered:
         ]
         if self.last_modified:
             headers.append((b"last-modified", self.last_modified.encode()))
+        if self.vary:
+            headers.append((b"vary", self.vary.encode()))
         return headers
 
 
@@ -208,8 +213,9 @@ def serve_cached(app: ASGIApp) -> ASGIApp:
     the cache before Litestar parses parameters, calls the handler and builds a Response.
 
     The counters are read for it as for any request (``cached``), so nothing stale is
-    sent. Conditional requests (``If-None-Match``), other methods and misses go on to the
-    handler, which answers them as before.
+    sent. Conditional requests (``If-None-Match``), other methods, misses and requests with
+    a console session cookie (a moderator may be shown more) go on to the handler, which
+    answers them as before.
     """
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
@@ -221,6 +227,7 @@ def serve_cached(app: ASGIApp) -> ASGIApp:
             and scope["method"] == "GET"
             and cache.has(key)
             and not _conditional(scope)
+            and not carries_session(scope["headers"])
         ):
             entry = cache.get_entry(key, await counters_of(state).read())
             if entry is not None:

@@ -15,11 +15,12 @@ from litestar.di import NamedDependency
 
 from rk.core.api.storage import Storage
 from rk.core.api.vector_indexes import VectorIndex
+from rk.server.platform.http.session_cookie import moderator_looking
 from rk.server.similarity import ModelIndex, runtime_of
 from rk.server.site.citing.jsonld import image_jsonld, show_jsonld
 from rk.server.site.citing.routes import base_of
 from rk.server.site.facets import facets
-from rk.server.site.http_cache import answer, render_html
+from rk.server.site.http_cache import PRIVATE, answer, render_html, send
 from rk.server.site.page_cache import Rendered, serve_cached
 from rk.server.site.params import (
     QUERIES,
@@ -168,13 +169,17 @@ class PublicPages(PublicController):
         self, request: Request[Any, Any, Any], image_id: ImageId, scope_name: SimilarScope = "all"
     ) -> Response[bytes]:
         """A published image large, its show, previous/next look and similar looks (within
-        ``scope_name``)."""
+        ``scope_name``; with their scores and the model id for a signed-in moderator: never
+        cached nor shared)."""
 
-        async def render() -> Rendered:
+        async def render(moderator: bool = False) -> Rendered:
             model = model_of(request)
             index = model_index(request, model)
             found = await image_view(storage_of(request), image_id, model, scope_name, index)
-            context = {"page": found, "jsonld": image_jsonld(found, base_of(request))}
-            return render_html(request, "public/image.html", context)
+            jsonld = image_jsonld(found, base_of(request))
+            context = {"page": found, "jsonld": jsonld, "moderator": moderator}
+            return render_html(request, "public/image.html", context, vary="Cookie")
 
+        if await moderator_looking(request):
+            return send(request, await render(moderator=True), cache_control=PRIVATE)
         return await answer(request, render, neighbours=True)

@@ -20,10 +20,12 @@ from litestar.enums import RequestEncodingType, ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils.scope.state import ScopeState
 
-from rk.server.console.accounts.guards import COOKIE_PATH, SESSION_COOKIE
+from rk.server.console.accounts.guards import SESSION_COOKIE
 from rk.server.platform.http.errors import answer
 
 CSRF_COOKIE = "rk_csrf"
+CSRF_PATH = "/admin"
+"""Only console forms need the signed-out browser's cookie."""
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 REFUSED = "the form's security token is missing or stale: reload the page, then retry"
@@ -95,7 +97,7 @@ class ConsoleCSRF:
                 cookie = Cookie(
                     key=CSRF_COOKIE,
                     value=browser,
-                    path=COOKIE_PATH,
+                    path=CSRF_PATH,
                     secure=self.secure,
                     httponly=True,
                     samesite="lax",

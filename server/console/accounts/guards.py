@@ -22,9 +22,8 @@ from rk.core.api.errors import RkError
 from rk.core.config import Settings
 from rk.server.console.accounts.sessions import session_user
 from rk.server.console.accounts.users import User
+from rk.server.platform.http.session_cookie import COOKIE_PATH, LEGACY_PATH, SESSION_COOKIE
 
-SESSION_COOKIE = "rk_session"
-COOKIE_PATH = "/admin"
 PUBLIC_OPT = "signed_out_ok"
 """Handlers with ``opt={PUBLIC_OPT: True}`` (sign-in) need no session."""
 
@@ -43,7 +42,8 @@ def is_https(request: ASGIConnection[Any, Any, Any, Any], settings: Settings) ->
 
 
 def session_cookie(token: str, max_age: int, secure: bool) -> Cookie:
-    """The session cookie: HttpOnly, SameSite=Lax, Secure over https, only for /admin."""
+    """The session cookie: HttpOnly, SameSite=Lax, Secure over https, on every path (public
+    pages show a moderator what a visitor does not see)."""
     return Cookie(
         key=SESSION_COOKIE,
         value=token,
@@ -53,6 +53,17 @@ def session_cookie(token: str, max_age: int, secure: bool) -> Cookie:
         samesite="lax",
         secure=secure,
     )
+
+
+def legacy_cookie_gone() -> Cookie:
+    """Expires a session cookie of an older release, kept for ``/admin`` only: the browser
+    would send it beside the new one."""
+    return Cookie(key=SESSION_COOKIE, value="", max_age=0, path=LEGACY_PATH, httponly=True)
+
+
+async def is_live_session(token: str, idle_s: int) -> bool:
+    """Whether ``token`` names a live session of an enabled account (a public page's check)."""
+    return await session_user(token, idle_s) is not None
 
 
 def current_user(connection: ASGIConnection[Any, Any, Any, Any]) -> User | None:

@@ -25,6 +25,7 @@ from rk.server.console.accounts.guards import (
     SESSION_COOKIE,
     current_user,
     is_https,
+    legacy_cookie_gone,
     session_cookie,
 )
 from rk.server.console.accounts.sessions import close_session, open_session
@@ -97,11 +98,13 @@ class SignInController(Controller):
         old_cookie = request.cookies.get(SESSION_COOKIE, "")
         token = await open_session(user, ttl_s, settings.admin.session_idle_s, old_cookie)
         cookie = session_cookie(token, ttl_s, is_https(request, settings))
-        return Redirect(path=next_url, status_code=303, cookies=[cookie])
+        return Redirect(path=next_url, status_code=303, cookies=[cookie, legacy_cookie_gone()])
 
     @post("/sign-out", name="admin:sign-out", status_code=303, opt={PUBLIC_OPT: True})
     async def sign_out(self, request: Request[Any, Any, Any]) -> Response[Any]:
         """End this browser's session."""
         await close_session(request.cookies.get(SESSION_COOKIE, ""))
         gone = Cookie(key=SESSION_COOKIE, value="", max_age=0, path=COOKIE_PATH, httponly=True)
-        return Redirect(path="/admin/sign-in", status_code=303, cookies=[gone])
+        return Redirect(
+            path="/admin/sign-in", status_code=303, cookies=[gone, legacy_cookie_gone()]
+        )

@@ -154,21 +154,22 @@ class Backend(Proc):
         """Where ``file://`` storage keeps ``key``."""
         return self.data_dir / "media" / key
 
-    def rk(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """An operator command (``rk brands …``, ``rk crawl …``) against this backend's DB."""
+    def rk(self, *args: str, timeout_s: float = 60) -> subprocess.CompletedProcess[str]:
+        """An operator command (``rk brands …``, ``rk crawl …``) against this backend's DB;
+        ``timeout_s`` is a hang guard, longer for commands that work through every image."""
         return subprocess.run(
             [RK, *args, "--config", str(self.config), "--data-dir", str(self.data_dir)],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=timeout_s,
             cwd=self.cwd,
             env=clean_env(),
             check=False,
         )
 
-    def ok(self, *args: str) -> str:
+    def ok(self, *args: str, timeout_s: float = 60) -> str:
         """An operator command that must succeed; its stdout."""
-        done = self.rk(*args)
+        done = self.rk(*args, timeout_s=timeout_s)
         assert done.returncode == 0, f"rk {' '.join(args)}: {done.stderr}"
         return done.stdout
 
