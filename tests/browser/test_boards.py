@@ -1,6 +1,7 @@
 """A board's round trip in Chromium (issue 33): save looks from grids and an image page into
 the browser's board, reorder and note them, share; open the view link in another browser
-context (no localStorage), edit with the edit link only; axe-core on every board page."""
+context (no localStorage), edit with the edit link only; axe-core on every board page.
+``RK_TEST_SCREENSHOTS=docs/screenshots`` refreshes the docs' ``board-*.png``."""
 
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ from tests.integration.public.archive import Archive, seed
 from tests.integration.spider.procs import RK, Backend, clean_env
 from tests.support.served import served_archive
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 __all__ = ["axe_source"]
 
 
@@ -80,6 +80,7 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     assert re.fullmatch(rf"{backend.url}/boards/[\w-]{{22}}", view_url)
     assert edit_url.startswith(f"{view_url}/edit?key=")
     found["local board"] = violations(page, axe_source)
+    page.evaluate("window.scrollTo(0, 0)")
     screenshot(page, "board-local-1280", tmp_path)
     mine.close()
 
@@ -132,7 +133,6 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     expect(gone.locator("img")).to_have_count(0)
     expect(gone.locator(".board-item__note")).to_have_text("street reference")
     screenshot(visitor, "board-1280", tmp_path)
-    visitor.screenshot(path=str(SHOTS / "board-1280.png"), full_page=True)
     other.close()
 
     phone = browser.new_context(viewport=PHONE)
@@ -140,7 +140,7 @@ def test_a_board_round_trips_from_local_to_shared_to_edited(
     small.goto(view_url)
     assert horizontal_overflow(small) == 0
     found["board, phone"] = violations(small, axe_source)
-    small.screenshot(path=str(SHOTS / "board-390.png"), full_page=True)
+    screenshot(small, "board-390", tmp_path)
     phone.close()
     dark = browser.new_context(viewport=DESKTOP, color_scheme="dark")
     night = dark.new_page()
