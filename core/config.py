@@ -23,6 +23,7 @@ from rk.core.config_mask import SECRET_KEYS, masked
 from rk.core.config_sections import (
     HOST_PORT,
     AdminSettings,
+    BoardSettings,
     EmbedSettings,
     IngestSettings,
     LogSettings,
@@ -39,6 +40,7 @@ from rk.core.config_sections import (
 
 __all__ = [
     "AdminSettings",
+    "BoardSettings",
     "ConfigSource",
     "EmbedSettings",
     "IngestSettings",
@@ -79,6 +81,7 @@ class Settings(Struct, kw_only=True, forbid_unknown_fields=True):
     log: LogSettings = msgspec.field(default_factory=LogSettings)
     admin: AdminSettings = msgspec.field(default_factory=AdminSettings)
     search: SearchSettings = msgspec.field(default_factory=SearchSettings)
+    boards: BoardSettings = msgspec.field(default_factory=BoardSettings)
     tags: TagSettings = msgspec.field(default_factory=TagSettings)
     sources: dict[str, dict[str, Any]] = {}
 

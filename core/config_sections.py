@@ -249,6 +249,19 @@ class SearchSettings(Section):
     photo_uploads_per_minute: Annotated[int, Meta(ge=0)] = 20
 
 
+class BoardSettings(Section):
+    """Bounds on shared boards, which anyone may create (no account): sizes and a daily rate.
+
+    ``max_items`` items a board, ``title_max``/``note_max`` characters; each client address
+    may create ``per_address_per_day`` boards in any 24 hours (0: no limit), then gets 429.
+    """
+
+    max_items: Annotated[int, Meta(ge=1, le=10_000)] = 200
+    per_address_per_day: Annotated[int, Meta(ge=0)] = 50
+    title_max: Annotated[int, Meta(ge=1, le=1000)] = 200
+    note_max: Annotated[int, Meta(ge=1, le=10_000)] = 1000
+
+
 class TagSettings(Section):
     """Zero-shot tags: ``vocabulary_extra`` names an operator's vocabulary file that extends
     the one shipped with rk (``docs/tags.md``); ``batch`` is how many images one pass of

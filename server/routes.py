@@ -12,6 +12,7 @@ from litestar import Router
 from litestar.types import ControllerRouterHandler
 
 from rk.core.config import Settings
+from rk.server.boards import board_routes
 from rk.server.console import admin_router
 from rk.server.crawl import CrawlTaskController
 from rk.server.hosts import HostTokensController
@@ -58,6 +59,7 @@ def all_routes(settings: Settings, secret: str = "") -> list[ControllerRouterHan
         *media_routes(),
         SearchController,
         *public_routes(),
+        *board_routes(),
         *trends_routes(),
         static_router(),
         HealthController,

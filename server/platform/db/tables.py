@@ -20,6 +20,8 @@ from rk.server.platform.db.tables_access import (
 )
 from rk.server.platform.db.tables_archive import (
     Article,
+    Board,
+    BoardItem,
     Brand,
     Image,
     ImageColour,
@@ -69,6 +71,8 @@ ALL_TABLES: list[type[Table]] = [
     HostBudget,
     ImageColour,
     ImageTag,
+    Board,
+    BoardItem,
     ImageTagRun,
     ImageTagAudit,
 ]
@@ -78,6 +82,8 @@ __all__ = [
     "AdminSession",
     "AdminUser",
     "Article",
+    "Board",
+    "BoardItem",
     "Brand",
     "CrawlTask",
     "HostBudget",

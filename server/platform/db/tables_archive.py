@@ -201,3 +201,34 @@ class PublicFacetCount(Table, tablename="public_facet_counts"):
     facet = Varchar(length=16)
     value = Varchar(length=200)
     n = BigInt(default=0)
+
+
+class Board(Table, tablename="boards"):
+    """A visitor's shared board (migration 0076), reached by its capability tokens.
+
+    ``edit_hash`` is the SHA-256 of the edit token; ``client_hash`` an HMAC of the creating
+    address under the backend's secret, counted per day (index ``boards_client_created``).
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    view_token = Varchar(length=64, unique=True)
+    edit_hash = Varchar(length=64)
+    title = Varchar(length=1000, default="")
+    client_hash = Varchar(length=64, default="")
+    created_at = BigInt(default=0)
+    updated_at = BigInt(default=0)
+
+
+class BoardItem(Table, tablename="board_items"):
+    """One image on a board at ``position`` (0-based), with a note (migration 0076).
+
+    Index ``board_items_board_position`` (board_id, position); no key to ``images``.
+    """
+
+    id: Serial  # piccolo's implicit primary key, declared for type checkers
+
+    board_id = BigInt()
+    image_id = BigInt()
+    position = Integer(default=0)
+    note = Text(default="")

@@ -25,6 +25,7 @@ TEMPLATE_DIRS = [
     SERVER_DIR / "platform" / "web" / "templates",
     SERVER_DIR / "console" / "templates",
     SERVER_DIR / "site" / "templates",
+    SERVER_DIR / "boards" / "templates",
     SERVER_DIR / "trends" / "templates",
 ]
 SOURCE_NAMES = {"vogue": "Vogue Runway", "theimpression": "The Impression"}

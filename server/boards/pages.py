@@ -1,0 +1,66 @@
+"""The board pages: a shared board (``/boards/<view>``), its edit page with forms that work
+without JavaScript, and ``/boards``, the board kept in this browser (``boards.js``).
+
+Every board page is ``noindex`` and never cached. The edit page carries the edit key in its
+URL and forms; a wrong key gets a 403 page, an unknown board a 404 page.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import State
+from litestar.params import Parameter
+from litestar.response import Redirect, Template
+
+from rk.server.boards import service
+from rk.server.boards.api_routes import PRIVATE, ViewToken, storage_of
+from rk.server.boards.forms import edited
+from rk.server.platform.web.pages import page, redirect_with
+
+FORM_BYTES = 64 * 1024
+Key = Annotated[str | None, Parameter(description="the board's edit key", max_length=64)]
+
+
+class BoardPages(Controller):
+    """Server-rendered board pages."""
+
+    path = "/boards"
+    tags = ("boards",)
+    include_in_schema = False
+
+    @get("/", name="public:board-local")
+    async def local(self, request: Request[Any, Any, Any]) -> Template:
+        """The board kept in this browser, drawn by ``boards.js``, with its Share button."""
+        return page(request, "boards/local.html", headers=PRIVATE)
+
+    @get("/{view_token:str}", name="public:board")
+    async def view(self, request: Request[Any, Any, Any], view_token: ViewToken) -> Template:
+        """A shared board: title, items in order with notes, unavailable ones marked."""
+        board = await service.board_out(storage_of(request), await service.board(view_token))
+        return page(request, "boards/board.html", {"board": board}, headers=PRIVATE)
+
+    @get("/{view_token:str}/edit", name="public:board-edit")
+    async def edit(
+        self, request: Request[Any, Any, Any], view_token: ViewToken, key: Key = None
+    ) -> Template:
+        """The edit page: rename, notes, move up and down, remove, add; forms without JS."""
+        row = await service.board(view_token)
+        service.check_key(row, key)
+        board = await service.board_out(storage_of(request), row)
+        context = {"board": board, "key": key, "edit_url": service.edit_path(view_token, key or "")}
+        return page(request, "boards/edit.html", context, headers=PRIVATE)
+
+    @post("/{view_token:str}/edit", request_max_body_size=FORM_BYTES, name="public:board-edit-post")
+    async def edit_post(
+        self, request: Request[Any, Any, Any], state: State, view_token: ViewToken
+    ) -> Redirect | Response[Any]:
+        """Apply one form action with the key posted beside it, then back to the edit page."""
+        form = await request.form()
+        row = await service.board(view_token)
+        key = str(form.get("key", ""))[:64]
+        service.check_key(row, key)
+        board, said = edited(await service.current(row), form)
+        await service.replace(state.settings.boards, row, board)
+        return redirect_with(service.edit_path(view_token, key), said)

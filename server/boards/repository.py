@@ -1,0 +1,115 @@
+"""SQL of boards: the board row by its view token, its items in order, the published images
+they may show, and the daily count of boards per client address."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rk.server.platform.db.sql_rows import LIVE, engine_type, marks, rows
+from rk.server.platform.db.tables import Board, BoardItem
+from rk.server.platform.db.write_transactions import write_transaction
+from rk.server.site import IMAGE_COLUMNS
+
+DAY_S = 86_400
+"""The window of the per-address limit on new boards."""
+
+
+async def created_since(client_hash: str, since: int) -> int:
+    """How many boards the client with this address digest created since ``since``."""
+    found = await rows(
+        "SELECT COUNT(*) AS n FROM boards WHERE client_hash = {} AND created_at >= {}",
+        client_hash,
+        since,
+    )
+    return int(found[0]["n"])
+
+
+async def board_row(view_token: str) -> dict[str, Any] | None:
+    """The board with this view token, or None."""
+    found = await rows(
+        "SELECT id, view_token, edit_hash, title, created_at, updated_at FROM boards"
+        " WHERE view_token = {}",
+        view_token,
+    )
+    return found[0] if found else None
+
+
+async def item_rows(board_id: int) -> list[dict[str, Any]]:
+    """The board's items in order: image id, position and note."""
+    return await rows(
+        "SELECT image_id, position, note FROM board_items WHERE board_id = {}"
+        " ORDER BY position, id",
+        board_id,
+    )
+
+
+async def live_image_rows(image_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """``IMAGE_COLUMNS`` with their show's names, by id, of those of these images that are
+    published and live (the only ones a board may show)."""
+    if not image_ids:
+        return {}
+    found = await rows(
+        f"SELECT {IMAGE_COLUMNS}, a.title, a.season, a.kind, COALESCE(b.name, '') AS brand_name"
+        " FROM images i JOIN articles a ON a.id = i.article_id"
+        " LEFT JOIN brands b ON b.id = a.brand_id"
+        f" WHERE i.id IN ({marks(len(image_ids))}) AND {LIVE}",
+        *image_ids,
+    )
+    return {int(row["id"]): row for row in found}
+
+
+async def insert_board(
+    view_token: str,
+    edit_hash: str,
+    title: str,
+    client_hash: str,
+    items: Sequence[tuple[int, str]],
+    now: int,
+    per_day: int,
+) -> int | None:
+    """A new board with its items (image id, note) in order, in one transaction; its id, or
+    None when the client already created ``per_day`` boards in the last day (0: no limit).
+
+    The count is taken inside the transaction, under a per-client lock on PostgreSQL (one
+    writer at a time on SQLite), so two boards at once cannot both take the last slot.
+    """
+    async with write_transaction(Board):
+        if per_day:
+            if engine_type() == "postgres":
+                await rows("SELECT pg_advisory_xact_lock(hashtext({}))", client_hash)
+            if await created_since(client_hash, now - DAY_S) >= per_day:
+                return None
+        board = Board(
+            view_token=view_token,
+            edit_hash=edit_hash,
+            title=title,
+            client_hash=client_hash,
+            created_at=now,
+            updated_at=now,
+        )
+        await board.save()
+        board_id = int(board.id)
+        await _insert_items(board_id, items)
+    return board_id
+
+
+async def replace_board(
+    board_id: int, title: str, items: Sequence[tuple[int, str]], now: int
+) -> None:
+    """Set the board's title and replace its items (image id, note) in order, atomically."""
+    async with write_transaction(Board):
+        await Board.update({Board.title: title, Board.updated_at: now}).where(Board.id == board_id)
+        await BoardItem.delete().where(BoardItem.board_id == board_id)
+        await _insert_items(board_id, items)
+
+
+async def _insert_items(board_id: int, items: Sequence[tuple[int, str]]) -> None:
+    """Insert the items at positions 0, 1, … (inside the caller's transaction)."""
+    if items:
+        await BoardItem.insert(
+            *[
+                BoardItem(board_id=board_id, image_id=image_id, position=i, note=note)
+                for i, (image_id, note) in enumerate(items)
+            ]
+        )
