@@ -69,7 +69,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, Ar
     with archive_backend(root, runway_archive) as (backend, archive):
         # a hang guard only: twelve runway-sized ladders take minutes on a loaded machine
         *_, last, left = backend.ok("storage", "renditions", timeout_s=900).splitlines()
-        assert last.startswith("renditions: 12 of 12 originals (100 %): 12 given 48 rungs")
+        assert last.startswith("renditions: 12 of 12 originals (100 %): 12 given 60 rungs")
         assert left == "0 originals left without renditions"
         yield backend, archive
 
@@ -156,7 +156,7 @@ def test_the_photo_page_offers_the_ladder_and_keeps_jpeg_for_old_browsers(
     source = page.locator(".photo__frame picture source")
     assert source.get_attribute("type") == "image/webp"
     webp = source.get_attribute("srcset") or ""
-    assert re.findall(r" (\d+)w", webp) == ["256", "360", "560", "640", "1200", "1280"]
+    assert re.findall(r" (\d+)w", webp) == ["256", "360", "560", "640", "800", "1200", "1280"]
     jpeg = page.locator(".photo__frame img").get_attribute("srcset") or ""
     assert re.findall(r" (\d+)w", jpeg) == ["256", "1280"]
     assert all(".jpg" in candidate for candidate in jpeg.split(","))

@@ -6,14 +6,14 @@ from typing import Any
 
 from msgspec import Struct
 
-from rk.core.api.keys import CONTENT_KEY, rendition_key
+from rk.core.api.keys import CONTENT_KEY, RENDITION_WIDTHS, rendition_key
 from rk.core.api.storage import Storage
 from rk.server.media import parse_widths
 from rk.server.platform.web.templating import source_name
 from rk.server.site.pictures import URL_TTL_S, alt_text
 from rk.server.site.repository.exports import export_rows
 
-RENDITIONS = ("360", "560", "640", "1200", "1600", "original")
+RENDITIONS = (*(str(width) for width in RENDITION_WIDTHS), "original")
 """The sizes an export offers: a rendition's width in pixels, or the stored original."""
 MAX_ITEMS = 200
 """Images in one export at most: an anonymous request gets bounded work."""

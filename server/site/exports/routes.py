@@ -34,7 +34,7 @@ from rk.server.site.search_api import index_of
 from rk.server.site.show_filters import parse_filters
 
 Rendition = Annotated[
-    str, Parameter(description="360, 560, 640, 1200, 1600 or original", max_length=8)
+    str, Parameter(description="360, 560, 640, 800, 1200, 1600 or original", max_length=8)
 ]
 Paper = Annotated[str, Parameter(description="a4 or letter", max_length=8)]
 PAPERS = ("a4", "letter")

@@ -92,7 +92,7 @@ async def test_the_contact_sheet_prints_on_a4_or_letter(site: Backend, archive: 
     [
         (
             "/export.zip?rendition=9000",
-            "rendition must be one of 360, 560, 640, 1200, 1600, original, not '9000'",
+            "rendition must be one of 360, 560, 640, 800, 1200, 1600, original, not '9000'",
         ),
         ("/contact-sheet?paper=a3", "paper must be a4 or letter, not 'a3'"),
         ("/search/export.zip", "give q (words), like (an image id) or colour"),

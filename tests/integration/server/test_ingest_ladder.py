@@ -25,7 +25,7 @@ from tests.integration.server.images import Answer, ImageServer, jpeg
 from tests.integration.server.test_uploaded_thumbnails import upload
 
 RUNWAY = (1280, 1920)
-RUNGS = {360: 540, 560: 840, 640: 960, 1200: 1800}
+RUNGS = {360: 540, 560: 840, 640: 960, 800: 1200, 1200: 1800}
 """The ladder of a 1280×1920 original: every rung narrower than it, height in proportion."""
 
 
@@ -44,7 +44,7 @@ async def test_ingest_stores_the_ladder_and_media_serves_it_once_published(
     article = await article_of(payload)
     assert article is not None
     rows = await images_of(article["id"])
-    assert [await recorded_ladder(row["key"]) for row in rows] == ["360,560,640,1200", ""]
+    assert [await recorded_ladder(row["key"]) for row in rows] == ["360,560,640,800,1200", ""]
     for width, height in RUNGS.items():
         stored = await backend.storage.get(rendition_key(width, sha1(big)))
         with PILImage.open(io.BytesIO(stored)) as rung:
@@ -92,7 +92,7 @@ async def test_a_known_photo_keeps_its_ladder_and_an_upload_gets_one(
     article = await article_of(second)
     assert article is not None
     rows = await images_of(article["id"])
-    assert [await recorded_ladder(row["key"]) for row in rows] == ["360,560,640,1200", "360,560"]
+    assert [await recorded_ladder(row["key"]) for row in rows] == ["360,560,640,800,1200", "360,560"]
     assert await backend.storage.head(key) == made
     with PILImage.open(
         io.BytesIO(await backend.storage.get(rendition_key(560, sha1(uploaded))))

@@ -17,7 +17,7 @@ from tests.integration.server.helpers import article_of, show
 from tests.integration.server.images import ImageServer, jpeg
 
 RUNWAY = (1280, 1920)
-WIDTHS = (360, 560, 640, 1200)
+WIDTHS = (360, 560, 640, 800, 1200)
 
 
 def objects_of(data: bytes) -> set[str]:
@@ -45,7 +45,7 @@ async def test_cleanup_takes_the_rungs_of_unshared_originals_only(
     await Article.update({Article.deleted_at: int(time.time())}).where(Article.id == doomed_id)
     job = await backend.wait_job(await enqueue_media_cleanup(backend.app.state.queue, doomed_id))
     assert job["outcome"] == "cleaned"
-    assert job["note"] == f"article {doomed_id}: deleted 6 objects, kept 6 shared"
+    assert job["note"] == f"article {doomed_id}: deleted 7 objects, kept 7 shared"
     for key in objects_of(own):
         assert await backend.storage.head(key) is None, key
     for key in objects_of(shared):
@@ -66,7 +66,7 @@ async def test_the_sweep_keeps_live_rungs_and_deletes_orphaned_ones(
     await backend.storage.delete(lost)
 
     report = await sweep(backend.storage, grace_s=0)
-    assert (report.listed, report.referenced, report.orphans, report.deleted) == (6, 5, 1, 1)
+    assert (report.listed, report.referenced, report.orphans, report.deleted) == (7, 6, 1, 1)
     assert report.orphan_sample == [orphan]
     assert (report.missing, report.missing_sample) == (1, [lost])
     assert await backend.storage.head(orphan) is None
