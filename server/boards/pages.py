@@ -7,17 +7,19 @@ URL and forms; a wrong key gets a 403 page, an unknown board a 404 page.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import Parameter
-from litestar.response import Redirect, Template
+from litestar.response import Redirect, Stream, Template
 
 from rk.server.boards import service
 from rk.server.boards.api_routes import PRIVATE, ViewToken, storage_of
 from rk.server.boards.forms import edited
 from rk.server.platform.web.pages import page, redirect_with
+from rk.server.site import ExportPaper, ExportRendition, export_sheet, export_zip
 
 FORM_BYTES = 64 * 1024
 Key = Annotated[str | None, Parameter(description="the board's edit key", max_length=64)]
@@ -64,3 +66,31 @@ class BoardPages(Controller):
         board, said = edited(await service.current(row), form)
         await service.replace(state.settings.boards, row, board)
         return redirect_with(service.edit_path(view_token, key), said)
+
+    @get("/{view_token:str}/export.zip", name="public:board-export")
+    async def export_zip(
+        self,
+        request: Request[Any, Any, Any],
+        view_token: ViewToken,
+        rendition: ExportRendition = "640",
+    ) -> Stream:
+        """The board's available images, in its order, as a ZIP with their credits."""
+        return await export_zip(request, storage_of(request), _found(view_token), rendition)
+
+    @get("/{view_token:str}/contact-sheet", name="public:board-sheet")
+    async def contact_sheet(
+        self, request: Request[Any, Any, Any], view_token: ViewToken, paper: ExportPaper = "a4"
+    ) -> Response[bytes]:
+        """The board's available images, in its order, as a printable contact sheet."""
+        return await export_sheet(request, storage_of(request), _found(view_token), paper)
+
+
+def _found(view_token: str) -> Callable[[], Awaitable[tuple[list[int], str]]]:
+    """What a board's export holds: its image ids in order (the export keeps the published
+    ones only) and its title."""
+
+    async def found() -> tuple[list[int], str]:
+        board = await service.current(await service.board(view_token))
+        return [item.image_id for item in board.items], board.title or "A board"
+
+    return found

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from litestar.types import ControllerRouterHandler
 
+from rk.server.site.exports import Paper as ExportPaper
+from rk.server.site.exports import Rendition as ExportRendition
+from rk.server.site.exports import sheet_of as export_sheet
+from rk.server.site.exports import zip_of as export_zip
 from rk.server.site.http_cache import render_html, render_json, send
 from rk.server.site.pictures import Picture, picture
 from rk.server.site.repository.images import IMAGE_COLUMNS
@@ -36,9 +40,13 @@ def public_routes() -> list[ControllerRouterHandler]:
 __all__ = [
     "IMAGE_COLUMNS",
     "Dated",
+    "ExportPaper",
+    "ExportRendition",
     "Picture",
     "SearchController",
     "dated_seasons",
+    "export_sheet",
+    "export_zip",
     "openapi_config",
     "picture",
     "render_html",

@@ -126,7 +126,7 @@ Found = Callable[[], Awaitable[tuple[list[int], str]]]
 """Finds the images to export, in order, and the export's title (called once checked)."""
 
 
-async def _zip_of(
+async def zip_of(
     request: Request[Any, Any, Any], storage: Storage, found: Found, rendition: str
 ) -> Stream:
     """``found``'s images at ``rendition`` as a ZIP (the size checked first)."""
@@ -136,7 +136,7 @@ async def _zip_of(
     return _zip(storage, items, title, str(request.url))
 
 
-async def _sheet_of(
+async def sheet_of(
     request: Request[Any, Any, Any], storage: Storage, found: Found, paper: str
 ) -> Response[bytes]:
     """``found``'s images as a contact sheet on ``paper`` (checked first)."""
@@ -165,7 +165,7 @@ class ExportPages(Controller):
         rendition: Rendition = "640",
     ) -> Stream:
         """The listed shows' images (newest first) as a ZIP with their credits."""
-        return await _zip_of(request, storage, lambda: _listing(filter_query), rendition)
+        return await zip_of(request, storage, lambda: _listing(filter_query), rendition)
 
     @get("/contact-sheet", name="public:sheet-listing")
     async def listing_sheet(
@@ -176,7 +176,7 @@ class ExportPages(Controller):
         paper: Paper = "a4",
     ) -> Response[bytes]:
         """The listed shows' images as a printable contact sheet."""
-        return await _sheet_of(request, storage, lambda: _listing(filter_query), paper)
+        return await sheet_of(request, storage, lambda: _listing(filter_query), paper)
 
     @get("/search/export.zip", name="public:export-search")
     async def search_zip(
@@ -188,7 +188,7 @@ class ExportPages(Controller):
         rendition: Rendition = "640",
     ) -> Stream:
         """A search's results as a ZIP with their credits."""
-        return await _zip_of(
+        return await zip_of(
             request, storage, lambda: _search(state, storage, search_query), rendition
         )
 
@@ -202,6 +202,6 @@ class ExportPages(Controller):
         paper: Paper = "a4",
     ) -> Response[bytes]:
         """A search's results as a printable contact sheet."""
-        return await _sheet_of(
+        return await sheet_of(
             request, storage, lambda: _search(state, storage, search_query), paper
         )
