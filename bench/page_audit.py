@@ -119,6 +119,7 @@ def lighthouse(url: str, keep: Path | None = None) -> dict[str, float]:
         timeout=300,
     )
     if keep is not None:
+        keep.parent.mkdir(parents=True, exist_ok=True)
         keep.write_text(done.stdout)
     report = json.loads(done.stdout)
     audits = report["audits"]
