@@ -175,7 +175,9 @@ def pages(world: World) -> list[Shot]:
     batch's confirmation, crawl, brands, a brand, jobs, the audit log."""
     big = _ids(
         world,
-        "SELECT article_id FROM images GROUP BY article_id ORDER BY count(*) DESC LIMIT 1",
+        "SELECT i.article_id FROM images i JOIN articles a ON a.id = i.article_id"
+        " WHERE a.status = 'pending' AND a.deleted_at = 0"
+        " GROUP BY i.article_id ORDER BY count(*) DESC, i.article_id LIMIT 1",
     )[0]
     rejected = _ids(world, "SELECT id FROM articles WHERE status = 'rejected' ORDER BY id")[0]
     copy = _ids(world, "SELECT MAX(id) FROM articles WHERE show_key LIKE 'resort-2026/%'")[0]
