@@ -76,9 +76,15 @@ def test_every_rung_is_narrower_than_the_original(width: int, widths: tuple[int,
 @pytest.mark.parametrize(
     ("size", "rungs"),
     [
-        ((1280, 1920), [(360, 540), (560, 840), (640, 960), (1200, 1800)]),
-        ((2560, 3840), [(360, 540), (560, 840), (640, 960), (1200, 1800), (1600, 2400)]),
-        ((1800, 1200), [(360, 240), (560, 373), (640, 427), (1200, 800), (1600, 1067)]),
+        ((1280, 1920), [(360, 540), (560, 840), (640, 960), (800, 1200), (1200, 1800)]),
+        (
+            (2560, 3840),
+            [(360, 540), (560, 840), (640, 960), (800, 1200), (1200, 1800), (1600, 2400)],
+        ),
+        (
+            (1800, 1200),
+            [(360, 240), (560, 373), (640, 427), (800, 533), (1200, 800), (1600, 1067)],
+        ),
         ((600, 900), [(360, 540), (560, 840)]),
         ((300, 450), []),
     ],
@@ -116,7 +122,8 @@ def test_exif_orientation_is_applied() -> None:
     exif[0x0112] = 6
     made = make_ladder(encode(img, "JPEG", exif=exif.tobytes()))
     assert made is not None
-    assert [(rung.width, rung.height) for rung in made] == [(360, 540), (560, 840), (640, 960)]
+    shapes = [(rung.width, rung.height) for rung in made]
+    assert shapes == [(360, 540), (560, 840), (640, 960), (800, 1200)]
     upright = opened(made[0])
     assert near(upright.getpixel((180, 60)), (255, 0, 0))
     assert near(upright.getpixel((180, 480)), (0, 0, 255))
