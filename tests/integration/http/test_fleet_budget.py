@@ -39,10 +39,11 @@ SPIDERS = 4
 PAGES = 6
 INTERVAL_S = 0.3
 WINDOW_S = 1.0
-MOST_IN_WINDOW = 4
-"""At most this many starts fit in any ``WINDOW_S`` at one per ``INTERVAL_S`` (0, 0.3, 0.6,
-0.9); the 0.2 s to spare absorb a request that reached the site late (a busy machine delays
-a process by tens of milliseconds), which shortens the gap before the next one."""
+MOST_IN_WINDOW = 5
+"""Four starts fit in any ``WINDOW_S`` at one per ``INTERVAL_S`` (0, 0.3, 0.6, 0.9), and one
+more is allowed: the budget grants start times, but the site logs arrivals, and a spider a
+loaded machine delays (CI saw 5 at load 30) lands in the next grant's window. Without the
+shared budget the same four spiders put up to 18 in one second."""
 GRANULARITY_S = 0.02
 """Timer granularity and the backend's whole milliseconds."""
 
@@ -120,14 +121,15 @@ async def test_four_spiders_keep_the_configured_interval_between_them(
     lines = access_log.read_text(encoding="utf-8").splitlines()
     assert len(lines) == SPIDERS * (PAGES + 1)  # each also read robots.txt
     times = sorted(float(line.split()[0]) for line in lines)
-    rate = (len(times) - 1) / (times[-1] - times[0])
+    rate = (len(times) - 1) / (times[-1] - times[0])  # reported, not asserted: see below
     print(
         f"{SPIDERS} spiders, {len(times)} requests: {rate:.2f} requests/s against"
         f" {1 / INTERVAL_S:.2f} configured (min_interval_s {INTERVAL_S}); at most"
         f" {most_in_window(times)} in any {WINDOW_S:g} s; median gap"
         f" {statistics.median(gaps(times)):.3f} s, closest two {min(gaps(times)):.3f} s apart"
     )
-    assert rate <= 1 / INTERVAL_S
+    # n grants span (n - 1) intervals; one may arrive an interval late at either end
+    assert times[-1] - times[0] >= (len(times) - 3) * INTERVAL_S
     assert most_in_window(times) <= MOST_IN_WINDOW
 
 
