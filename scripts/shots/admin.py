@@ -126,6 +126,8 @@ def sign_in(page: Page, world: World) -> None:
 
 
 def _load_every_image(page: Page) -> None:
+    """Scroll through the page, then wait for every image it shows (a folded section's lazy
+    images never load, so they are not waited for)."""
     page.evaluate(
         """async () => {
             for (let y = 0; y < document.body.scrollHeight; y += 600) {
@@ -133,7 +135,8 @@ def _load_every_image(page: Page) -> None:
                 await new Promise((r) => setTimeout(r, 30));
             }
             window.scrollTo(0, 0);
-            await Promise.all([...document.images].map((img) => img.complete ? null :
+            const shown = [...document.images].filter((img) => img.checkVisibility());
+            await Promise.all(shown.map((img) => img.complete ? null :
                 new Promise((r) => { img.onload = img.onerror = r; })));
         }"""
     )
