@@ -13,13 +13,16 @@ from tests.integration.vectors.conftest import Setup
 from tests.integration.vectors.helpers import MODEL, brute, clustered, save, show
 from tests.integration.vectors.test_contract import assert_exact
 
+pytestmark = pytest.mark.parametrize(
+    "index_dsn", ["exact-sqlite", "exact-postgresql"], indirect=True
+)
+
 
 @pytest.fixture
 def exact(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> Setup:
     """Only the exact index, its prescan passing on 150 rows of the hundreds held (at this
     test's 32 dimensions, 32 sign bits: recall at 512 is ``test_vector_codes``'s)."""
-    if setup.name != "exact":
-        pytest.skip("the codes are the exact index's")
+    assert setup.name == "exact"
     monkeypatch.setattr(vector_codes, "PRESCAN", 150)
     return setup
 
