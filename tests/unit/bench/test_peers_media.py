@@ -51,5 +51,4 @@ async def test_the_pair_runs_every_row_and_prints_the_ratio(tmp_path: Path) -> N
     ]
     assert any(line.startswith("ratio rk / img2dataset: ") for line in table.splitlines())
     assert "rk file store ÷ same-work loop: " in table
-    split = next(line for line in table.splitlines() if line.startswith("CPU ms/photo: "))
-    assert "rk file store " in split and "backend " in split and "same-work loop " in split
+    assert any(line.startswith("CPU ms/photo: rk file store ") for line in table.splitlines())
