@@ -19,6 +19,7 @@ from rk.server.similarity.scoped import (
 from rk.server.similarity.search import ImageHit, by_vector, hit_url, similar
 from rk.server.similarity.vectors.model_index import ModelIndex
 from rk.server.similarity.vectors.pg_clock import hold_vector_clock
+from rk.server.similarity.vectors_worker import VectorsWorker, running
 
 __all__ = [
     "PUBLISHED",
@@ -31,6 +32,7 @@ __all__ = [
     "PhotoGate",
     "PictureTooLarge",
     "Refused",
+    "VectorsWorker",
     "available_scopes",
     "by_vector",
     "check_photo",
@@ -39,6 +41,7 @@ __all__ = [
     "hit_url",
     "hold_vector_clock",
     "reduce_photo",
+    "running",
     "runtime_of",
     "similar",
     "similar_within",

@@ -19,6 +19,7 @@ from rk.server.similarity.embed_runtime import load_runtime
 from rk.server.similarity.inline_embed import InlineEmbedder
 from rk.server.similarity.neighbours_job import NeighboursWorker
 from rk.server.similarity.vectors.choose import open_vector_index
+from rk.server.similarity.vectors_worker import running
 
 log = logging.getLogger("rk.server")
 
@@ -52,9 +53,7 @@ async def embedding_lifespan(app: Litestar) -> AsyncIterator[None]:
             poll_interval_s=settings.queues.poll_interval_s,
             index=index,
         )
-        _plugged(stack, pm, worker, f"rk-neighbours-{id(worker)}")
-        worker.start()
-        stack.push_async_callback(worker.stop)
+        await stack.enter_async_context(running(pm, worker))
         log.info("neighbours job: k=%d (one backend process at a time)", worker.job.k)
         if settings.embed.inline:
             inline = InlineEmbedder(

@@ -20,14 +20,10 @@ placed; the lists' thresholds the exact index holds follow that write
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 
-from rk.core import hookimpl
 from rk.core.api.vector_indexes import VectorIndex
 from rk.core.config import VectorSettings
-from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
 from rk.server.similarity.neighbour_lists import Batch, next_batch, write_lists
 from rk.server.similarity.neighbour_thresholds import HELD, read_stamp
@@ -38,6 +34,7 @@ from rk.server.similarity.repository.neighbour_lists import (
     place_transaction,
 )
 from rk.server.similarity.vectors.exact import ExactIndex
+from rk.server.similarity.vectors_worker import VectorsWorker
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +117,7 @@ class NeighboursJob:
             raise LeaseLost(LOCK_NAME)
 
 
-class NeighboursWorker:
+class NeighboursWorker(VectorsWorker):
     """The loop every backend process runs; only the lease holder does the work."""
 
     def __init__(
@@ -135,44 +132,13 @@ class NeighboursWorker:
         index: VectorIndex | None = None,
     ) -> None:
         name = f"{LOCK_NAME}:{model}"  # each model's lists are its own: spaces place side by side
-        self.lease = JobLease(name, holder or new_holder("neighbours"), lease_ttl_s)
-        self.job = NeighboursJob(model, k=k, lease=self.lease, index=index, batch=batch)
-        self.poll_interval_s = poll_interval_s
-        self._wake = asyncio.Event()
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        lease = JobLease(name, holder or new_holder("neighbours"), lease_ttl_s)
+        super().__init__("neighbours", model, lease, poll_interval_s, log)
+        self.job = NeighboursJob(model, k=k, lease=lease, index=index, batch=batch)
 
-    @hookimpl
-    def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
-        """Vectors were saved in this process: run a pass now instead of at the next poll."""
-        if model == self.job.model:
-            self._wake.set()
-
-    def wake(self) -> None:
-        """Run a pass as soon as the current one (if any) ends."""
-        self._wake.set()
-
-    def start(self) -> None:
-        """Start the loop in the running event loop."""
-        self._task = asyncio.create_task(self._loop(), name="rk-neighbours")
-
-    async def stop(self) -> None:
-        """Stop the loop; a pass in progress is cancelled (it rewrites nothing half-way
-        that the next pass would not redo) and the lease is given up."""
-        self._stopping.set()
-        self._wake.set()
-        await stop_task(self._task)
-        with contextlib.suppress(Exception):
-            await self.lease.release()
-
-    async def _loop(self) -> None:
-        while not self._stopping.is_set():
-            self._wake.clear()
-            try:
-                await self.job.run()
-            except LeaseLost:
-                log.warning("neighbours: lease lost to another process; pass abandoned")
-            except Exception:
-                log.exception("neighbours: pass failed; retrying after %g s", self.poll_interval_s)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval_s)
+    async def run_pass(self) -> None:
+        """Place what is unplaced; a pass whose lease another process took is dropped."""
+        try:
+            await self.job.run()
+        except LeaseLost:
+            log.warning("neighbours: lease lost to another process; pass abandoned")
