@@ -4,8 +4,9 @@ backfill, vector indexes, stored neighbours, and search by words or by photo.
 
 from __future__ import annotations
 
-from rk.server.similarity.embedding_lifespan import embedding_lifespan
+from rk.server.similarity.embedding_lifespan import embedding_lifespan, running
 from rk.server.similarity.embedding_routes import EmbeddingsController, runtime_of
+from rk.server.similarity.neighbours_job import VectorsWorker
 from rk.server.similarity.photo_gate import PhotoGate, Refused
 from rk.server.similarity.photo_reduce import BadPicture, PictureTooLarge, check_photo, reduce_photo
 from rk.server.similarity.repository.vector_copies import PUBLISHED
@@ -19,7 +20,6 @@ from rk.server.similarity.scoped import (
 from rk.server.similarity.search import ImageHit, by_vector, hit_url, similar
 from rk.server.similarity.vectors.model_index import ModelIndex
 from rk.server.similarity.vectors.pg_clock import hold_vector_clock
-from rk.server.similarity.vectors_worker import VectorsWorker, running
 
 __all__ = [
     "PUBLISHED",

@@ -6,7 +6,7 @@ model; the ``job_locks`` lease ``neighbours:<model>`` lets only one of them work
 at a time, and it is renewed while the job scans. A backend backfilling a new model beside
 the serving one places that model's vectors without holding up the serving model's. A save
 in this process wakes the loop at once (through the ``rk_embeddings_saved`` event); saves
-elsewhere are found by polling.
+elsewhere are found by polling. That loop (``VectorsWorker``) is also the tags job's.
 
 One pass takes the unplaced vectors a batch at a time (one kind per batch), asks the
 process's vector index where they land (``VectorIndex.place``: the exact index runs them
@@ -20,10 +20,15 @@ placed; the lists' thresholds the exact index holds follow that write
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from abc import ABC, abstractmethod
 
+from rk.core import hookimpl
 from rk.core.api.vector_indexes import VectorIndex
 from rk.core.config import VectorSettings
+from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
 from rk.server.similarity.neighbour_lists import Batch, next_batch, write_lists
 from rk.server.similarity.neighbour_thresholds import HELD, read_stamp
@@ -34,7 +39,6 @@ from rk.server.similarity.repository.neighbour_lists import (
     place_transaction,
 )
 from rk.server.similarity.vectors.exact import ExactIndex
-from rk.server.similarity.vectors_worker import VectorsWorker
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +119,62 @@ class NeighboursJob:
         """Between blocks of a long scan: keep the lease, or stop if it was lost."""
         if not await self.lease.renew_if_due():
             raise LeaseLost(LOCK_NAME)
+
+
+class VectorsWorker(ABC):
+    """Runs ``run_pass`` in a loop for ``model``; a failed pass is logged under ``name``
+    and tried again at the next poll."""
+
+    def __init__(
+        self, name: str, model: str, lease: JobLease, poll_interval_s: float, log: logging.Logger
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.lease = lease
+        self.poll_interval_s = poll_interval_s
+        self.log = log
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @abstractmethod
+    async def run_pass(self) -> object:
+        """One pass of the job."""
+
+    @hookimpl
+    def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
+        """Vectors were saved in this process: run a pass now instead of at the next poll."""
+        if model == self.model:
+            self._wake.set()
+
+    def wake(self) -> None:
+        """Run a pass as soon as the current one (if any) ends."""
+        self._wake.set()
+
+    def start(self) -> None:
+        """Start the loop in the running event loop."""
+        self._task = asyncio.create_task(self._loop(), name=f"rk-{self.name}")
+
+    async def stop(self) -> None:
+        """Stop the loop; a pass in progress is cancelled (each job leaves nothing half-way
+        that its next pass would not redo) and the lease is given up."""
+        self._stopping.set()
+        self._wake.set()
+        await stop_task(self._task)
+        with contextlib.suppress(Exception):
+            await self.lease.release()
+
+    async def _loop(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                await self.run_pass()
+            except Exception:
+                self.log.exception(
+                    "%s: pass failed; retrying after %g s", self.name, self.poll_interval_s
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval_s)
 
 
 class NeighboursWorker(VectorsWorker):
