@@ -37,14 +37,23 @@ class Storage(Protocol):
 
     def __init__(self, url: str, context: StorageContext) -> None: ...
 
-    async def put(self, key: str, data: bytes, content_type: str = "image/jpeg") -> None:
-        """Store ``data`` under ``key`` (replacing what is there)."""
+    async def put(
+        self, key: str, data: bytes, content_type: str = "image/jpeg", *, sha1: str | None = None
+    ) -> None:
+        """Store ``data`` under ``key`` (replacing what is there).
+
+        ``sha1``: the hex SHA-1 of exactly ``data``, when the caller has computed it already;
+        the store checks a content key against it instead of hashing the bytes again.
+        """
         ...
 
-    async def create(self, key: str, data: bytes, content_type: str = "image/jpeg") -> bool:
+    async def create(
+        self, key: str, data: bytes, content_type: str = "image/jpeg", *, sha1: str | None = None
+    ) -> bool:
         """Store ``data`` under ``key`` only if nothing is there; False (nothing written) if so.
 
         Exclusive: of two concurrent creates exactly one writes. Objects are never replaced.
+        ``sha1`` as for ``put``.
         """
         ...
 

@@ -37,6 +37,7 @@ from rk.core.api.keys import CONTENT_KEY, is_media_key, sha1_hex
 from rk.core.api.storage import ObjectInfo, StorageContext
 from rk.core.api.wire import UploadUrl
 from rk.core.media_urls import check_upload_target, read_url, upload_url
+from rk.plugins.s4_storage.root import stays_under
 from rk.plugins.s4_storage.s3_url import S3Location, parse_s3_url
 from rk.plugins.s4_storage.sigv4 import presign
 
@@ -114,25 +115,35 @@ class ObjectStoreStorage:
     def _checked(self, key: str) -> str:
         """``key`` itself once it is known to be a media key that stays under the root."""
         self._media_key(key)
-        if self._root is not None and not (self._root / key).resolve().is_relative_to(self._root):
+        if self._root is not None and not stays_under(str(self._root), key):
             raise InvalidKey(f"key {key!r} resolves outside the storage root")
         return key
 
     def _failed(self, action: str, key: str, exc: Exception) -> OSError:
         return OSError(f"storage {self.url} could not {action} {key}: {_one_line(exc)}")
 
-    def _attributes(self, key: str, data: bytes, content_type: str) -> dict[str, str] | None:
-        """The object's attributes, once ``key`` is checked and names ``data``'s sha1 if any."""
+    def _attributes(
+        self, key: str, data: bytes, content_type: str, sha1: str | None
+    ) -> dict[str, str] | None:
+        """The object's attributes, once ``key`` is checked and names ``data``'s sha1 if any.
+
+        ``sha1`` is the caller's digest of exactly ``data``; without it the bytes are hashed
+        here (once), so a content key is checked against its bytes exactly once either way.
+        """
         match = CONTENT_KEY.match(self._checked(key))
-        if match and sha1_hex(data) != match.group(2):
-            raise InvalidKey(f"bytes with sha1 {sha1_hex(data)} cannot be stored under {key}")
+        if match:
+            digest = sha1_hex(data) if sha1 is None else sha1
+            if digest != match.group(2):
+                raise InvalidKey(f"bytes with sha1 {digest} cannot be stored under {key}")
         return None if self.scheme == "file" else {"Content-Type": content_type}
 
-    async def put(self, key: str, data: bytes, content_type: str = CONTENT_TYPE) -> None:
+    async def put(
+        self, key: str, data: bytes, content_type: str = CONTENT_TYPE, *, sha1: str | None = None
+    ) -> None:
         """Store ``data`` under ``key``, replacing what is there (atomically)."""
         import obstore
 
-        attributes = self._attributes(key, data, content_type)
+        attributes = self._attributes(key, data, content_type, sha1)
         try:
             await obstore.put_async(
                 self._store, key, data, attributes=attributes, use_multipart=False
@@ -140,12 +151,14 @@ class ObjectStoreStorage:
         except Exception as exc:
             raise self._failed("put", key, exc) from exc
 
-    async def create(self, key: str, data: bytes, content_type: str = CONTENT_TYPE) -> bool:
+    async def create(
+        self, key: str, data: bytes, content_type: str = CONTENT_TYPE, *, sha1: str | None = None
+    ) -> bool:
         """Store ``data`` under ``key`` unless it exists (exclusive); False when it did."""
         import obstore
         from obstore.exceptions import AlreadyExistsError, PreconditionError
 
-        attributes = self._attributes(key, data, content_type)
+        attributes = self._attributes(key, data, content_type, sha1)
         try:
             await obstore.put_async(
                 self._store, key, data, attributes=attributes, use_multipart=False, mode="create"

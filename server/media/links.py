@@ -28,13 +28,17 @@ class LinkedStorage:
         self.storage = storage
         self.base = base
 
-    async def put(self, key: str, data: bytes, content_type: str = "image/jpeg") -> None:
+    async def put(
+        self, key: str, data: bytes, content_type: str = "image/jpeg", *, sha1: str | None = None
+    ) -> None:
         """The storage's ``put``."""
-        await self.storage.put(key, data, content_type)
+        await self.storage.put(key, data, content_type, sha1=sha1)
 
-    async def create(self, key: str, data: bytes, content_type: str = "image/jpeg") -> bool:
+    async def create(
+        self, key: str, data: bytes, content_type: str = "image/jpeg", *, sha1: str | None = None
+    ) -> bool:
         """The storage's ``create``."""
-        return await self.storage.create(key, data, content_type)
+        return await self.storage.create(key, data, content_type, sha1=sha1)
 
     async def get(self, key: str) -> bytes:
         """The storage's ``get``."""

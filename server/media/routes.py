@@ -165,7 +165,7 @@ class MediaController(Controller):
         if hashlib.sha1(body).hexdigest() != grant.sha1:
             return error_answer(422, f"body sha1 differs from the {grant.sha1} the URL allows")
         try:
-            created = await storage.create(key, body)
+            created = await storage.create(key, body, sha1=grant.sha1)
         except OSError as exc:
             return _storage_unavailable(key, exc)
         stored = MediaStored(key=key, size=grant.size, created=created)
