@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from piccolo.columns import BigInt, Varchar
 from piccolo.engine.base import Engine
-from piccolo.table import create_table_class
 
 from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migration_steps import table_ddl
 
 IMAGE_KEY = 'FOREIGN KEY ("image_id") REFERENCES "images" ("id") ON DELETE CASCADE'
 PUBLISHED_TAG = (
@@ -44,25 +44,15 @@ PG_TRIGGER = (
 )
 
 
-def _runs_ddl(engine: Engine) -> str:
-    """``CREATE TABLE image_tag_runs`` as piccolo renders it for ``engine``, with the key."""
-    table = create_table_class(
-        "ImageTagRunsFrozen",
-        class_kwargs={"tablename": "image_tag_runs", "db": engine},
-        class_members={
-            "image_id": BigInt(),
-            "model": Varchar(length=200, default=""),
-            "vocabulary": Varchar(length=64, default=""),
-            "computed_at": BigInt(default=0),
-        },
-    )
-    (ddl,) = table.create_table().ddl
-    return f"{ddl.rstrip().removesuffix(')')}, {IMAGE_KEY})"
-
-
 async def forwards(engine: Engine) -> None:
     """Create both tables and their indexes, and the counter triggers of the engine."""
-    await execute(engine, _runs_ddl(engine))
+    runs = {
+        "image_id": BigInt(),
+        "model": Varchar(length=200, default=""),
+        "vocabulary": Varchar(length=64, default=""),
+        "computed_at": BigInt(default=0),
+    }
+    await execute(engine, table_ddl(engine, "image_tag_runs", runs, IMAGE_KEY))
     await execute(engine, "CREATE UNIQUE INDEX image_tag_runs_image ON image_tag_runs (image_id)")
     await execute(
         engine,
