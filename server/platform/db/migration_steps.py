@@ -20,6 +20,16 @@ async def execute_all(engine: Engine, statements: Iterable[str]) -> None:
         await execute(engine, sql)
 
 
+async def each_engine(engine: Engine, sqlite: Iterable[str], postgres: Iterable[str]) -> None:
+    """Run the statements written for ``engine``'s dialect, in order."""
+    await execute_all(engine, sqlite if engine.engine_type == "sqlite" else postgres)
+
+
+def sqlite_row_trigger(name: str, event: str, when: str, body: str) -> str:
+    """``CREATE TRIGGER`` on SQLite: ``body`` for each row of ``event`` that ``when`` holds of."""
+    return f"CREATE TRIGGER {name} {event} FOR EACH ROW WHEN {when} BEGIN {body} END"
+
+
 Tables = Callable[[], dict[str, dict[str, Column]]]
 """Each new table's name and columns, fresh objects per call (piccolo binds a column to one
 table class, so a migration run twice, as the tests do, needs new ones)."""

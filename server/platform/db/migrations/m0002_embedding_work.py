@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-
 from rk.server.platform.db.migration_steps import schema_steps
 
 STATEMENTS = [

@@ -10,7 +10,6 @@ Existing rows: looks get their number (``position``), details stay NULL (unlinke
 
 from __future__ import annotations
 
-
 from rk.server.platform.db.migration_steps import schema_steps
 
 STATEMENTS = [

@@ -19,7 +19,7 @@ from piccolo.columns import BigInt, Varchar
 from piccolo.engine.base import Engine
 
 from rk.server.platform.db.migrate import create_table, execute
-from rk.server.platform.db.migration_steps import table_ddl
+from rk.server.platform.db.migration_steps import each_engine, sqlite_row_trigger, table_ddl
 
 IMAGE_KEY = 'FOREIGN KEY ("image_id") REFERENCES "images" ("id") ON DELETE CASCADE'
 PUBLISHED_TAG = (
@@ -38,6 +38,10 @@ SQLITE_TRIGGERS = {
     ),
     "delete": ("AFTER DELETE ON image_tags", PUBLISHED_TAG.format(row="OLD")),
 }
+SQLITE = [
+    sqlite_row_trigger(f"rk_public_image_tags_{name}", event, when, SQLITE_BUMP)
+    for name, (event, when) in SQLITE_TRIGGERS.items()
+]
 PG_TRIGGER = (
     "CREATE TRIGGER rk_public_image_tags AFTER INSERT OR UPDATE OR DELETE ON image_tags"
     " FOR EACH STATEMENT EXECUTE FUNCTION rk_public_bump('content')"
@@ -73,12 +77,4 @@ async def forwards(engine: Engine) -> None:
         },
     )
     await execute(engine, "CREATE INDEX image_tag_audit_image ON image_tag_audit (image_id, id)")
-    if engine.engine_type == "sqlite":
-        for name, (event, when) in SQLITE_TRIGGERS.items():
-            await execute(
-                engine,
-                f"CREATE TRIGGER rk_public_image_tags_{name} {event} FOR EACH ROW WHEN {when}"
-                f" BEGIN {SQLITE_BUMP} END",
-            )
-        return
-    await execute(engine, PG_TRIGGER)
+    await each_engine(engine, SQLITE, [PG_TRIGGER])

@@ -13,7 +13,6 @@ index name its predicate in their SQL as a literal, so every plan, generic or no
 
 from __future__ import annotations
 
-
 from rk.server.platform.db.migration_steps import schema_steps
 
 STATEMENTS = [
