@@ -109,9 +109,7 @@ class TrendsPages(Controller):
 
     @get("/trends", name="public:trends")
     async def page(
-        self,
-        request: Request[Any, Any, Any],
-        raw: NamedDependency[TrendQuery],
+        self, request: Request[Any, Any, Any], raw: NamedDependency[TrendQuery]
     ) -> Response[Any]:
         """A tag's or colour's share of looks per season, and the risers and fallers."""
         try:
@@ -130,9 +128,7 @@ class TrendsPages(Controller):
 
     @get("/trends.csv", name="public:trends-csv")
     async def download(
-        self,
-        request: Request[Any, Any, Any],
-        raw: NamedDependency[TrendQuery],
+        self, request: Request[Any, Any, Any], raw: NamedDependency[TrendQuery]
     ) -> Response[Any]:
         """The trend's table as CSV (same parameters as the page)."""
         return await csv_answer(request, await checked(raw))
