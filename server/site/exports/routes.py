@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from litestar import Controller, Request, Response, get
+from litestar import Request, Response, Router, get
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import Parameter
@@ -145,63 +145,59 @@ async def sheet_of(
     return _sheet(request, await export_items(storage, ids, "360", _base(request)), title, paper)
 
 
-class ExportPages(Controller):
-    """ZIPs and contact sheets of listings and searches."""
+def _listing_found(filter_query: NamedDependency[FilterQuery]) -> Found:
+    """The images the listing's filters give, found when called."""
+    return lambda: _listing(filter_query)
 
-    include_in_schema = False
-    tags = ("public",)
-    dependencies = {
-        **QUERIES,
-        **public_storage_dependency(),
-        "search_query": Provide(SearchQuery, sync_to_thread=False),
-    }
 
-    @get("/export.zip", name="public:export-listing")
-    async def listing_zip(
-        self,
-        request: Request[Any, Any, Any],
-        storage: NamedDependency[Storage],
-        filter_query: NamedDependency[FilterQuery],
-        rendition: Rendition = "640",
-    ) -> Stream:
-        """The listed shows' images (newest first) as a ZIP with their credits."""
-        return await zip_of(request, storage, lambda: _listing(filter_query), rendition)
+def _search_found(
+    state: State, storage: NamedDependency[Storage], search_query: NamedDependency[SearchQuery]
+) -> Found:
+    """The images the search finds, found when called."""
+    return lambda: _search(state, storage, search_query)
 
-    @get("/contact-sheet", name="public:sheet-listing")
-    async def listing_sheet(
-        self,
-        request: Request[Any, Any, Any],
-        storage: NamedDependency[Storage],
-        filter_query: NamedDependency[FilterQuery],
-        paper: Paper = "a4",
-    ) -> Response[bytes]:
-        """The listed shows' images as a printable contact sheet."""
-        return await sheet_of(request, storage, lambda: _listing(filter_query), paper)
 
-    @get("/search/export.zip", name="public:export-search")
-    async def search_zip(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
-        search_query: NamedDependency[SearchQuery],
-        rendition: Rendition = "640",
-    ) -> Stream:
-        """A search's results as a ZIP with their credits."""
-        return await zip_of(
-            request, storage, lambda: _search(state, storage, search_query), rendition
-        )
+async def _zip_route(
+    request: Request[Any, Any, Any],
+    storage: NamedDependency[Storage],
+    found: NamedDependency[Found],
+    rendition: Rendition = "640",
+) -> Stream:
+    """The found images (a listing's newest first, a search's best first) as a ZIP with
+    their credits."""
+    return await zip_of(request, storage, found, rendition)
 
-    @get("/search/contact-sheet", name="public:sheet-search")
-    async def search_sheet(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
-        search_query: NamedDependency[SearchQuery],
-        paper: Paper = "a4",
-    ) -> Response[bytes]:
-        """A search's results as a printable contact sheet."""
-        return await sheet_of(
-            request, storage, lambda: _search(state, storage, search_query), paper
-        )
+
+async def _sheet_route(
+    request: Request[Any, Any, Any],
+    storage: NamedDependency[Storage],
+    found: NamedDependency[Found],
+    paper: Paper = "a4",
+) -> Response[bytes]:
+    """The found images as a printable contact sheet."""
+    return await sheet_of(request, storage, found, paper)
+
+
+SOURCES = (("", "listing", _listing_found), ("/search", "search", _search_found))
+"""Where each export's images come from: its path prefix, its name, its ``found``."""
+
+
+def export_routes() -> Router:
+    """``/export.zip`` and ``/contact-sheet`` of each source, each reading its ``found``."""
+    handlers = []
+    for prefix, name, source in SOURCES:
+        found = {"found": Provide(source, sync_to_thread=False)}
+        zipped = get(f"{prefix}/export.zip", name=f"public:export-{name}", dependencies=found)
+        sheet = get(f"{prefix}/contact-sheet", name=f"public:sheet-{name}", dependencies=found)
+        handlers += [zipped(_zip_route), sheet(_sheet_route)]
+    return Router(
+        "/",
+        route_handlers=handlers,
+        include_in_schema=False,
+        tags=["public"],
+        dependencies={
+            **QUERIES,
+            **public_storage_dependency(),
+            "search_query": Provide(SearchQuery, sync_to_thread=False),
+        },
+    )
