@@ -20,6 +20,7 @@ from rk.server.similarity import ModelIndex, runtime_of
 from rk.server.site.citing.jsonld import image_jsonld, show_jsonld
 from rk.server.site.citing.routes import base_of
 from rk.server.site.facets import facets
+from rk.server.site.grouped import brand_groups, season_groups
 from rk.server.site.http_cache import PRIVATE, answer, render_html, send
 from rk.server.site.page_cache import Rendered, serve_cached
 from rk.server.site.params import (
@@ -114,7 +115,8 @@ class PublicPages(PublicController):
         """Every brand with published shows, A–Z, with counts."""
 
         async def render() -> Rendered:
-            return render_html(request, "public/brands.html", {"index": await brands_view()})
+            page = brand_groups(await brands_view())
+            return render_html(request, "public/brands.html", {"page": page})
 
         return await answer(request, render)
 
@@ -136,7 +138,8 @@ class PublicPages(PublicController):
         """Every season with published shows, by year, with counts."""
 
         async def render() -> Rendered:
-            return render_html(request, "public/seasons.html", {"index": await seasons_view()})
+            page = season_groups(await seasons_view())
+            return render_html(request, "public/seasons.html", {"page": page})
 
         return await answer(request, render)
 
