@@ -115,8 +115,9 @@ class PublicPages(PublicController):
         """Every brand with published shows, A–Z, with counts."""
 
         async def render() -> Rendered:
-            page = brand_groups(await brands_view())
-            return render_html(request, "public/brands.html", {"page": page})
+            index = await brands_view()
+            context = {"groups": brand_groups(index), "total": index.total}
+            return render_html(request, "public/brands.html", context)
 
         return await answer(request, render)
 
@@ -138,8 +139,9 @@ class PublicPages(PublicController):
         """Every season with published shows, by year, with counts."""
 
         async def render() -> Rendered:
-            page = season_groups(await seasons_view())
-            return render_html(request, "public/seasons.html", {"page": page})
+            index = await seasons_view()
+            context = {"groups": season_groups(index), "total": index.total}
+            return render_html(request, "public/seasons.html", context)
 
         return await answer(request, render)
 
