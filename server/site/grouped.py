@@ -30,9 +30,16 @@ class Group(Struct, frozen=True, kw_only=True):
     nav: str = ""
 
 
-def brand_groups(index: BrandIndex) -> list[Group]:
+class Grouped(Struct, frozen=True, kw_only=True):
+    """An index page's groups and how many things they list in all."""
+
+    groups: list[Group]
+    total: int
+
+
+def brand_groups(index: BrandIndex) -> Grouped:
     """``/brands``: every brand with published shows, under its initial, A–Z."""
-    return [
+    groups = [
         Group(
             anchor=f"letter-{letter.letter}",
             heading_id=f"h-{letter.letter}",
@@ -44,11 +51,12 @@ def brand_groups(index: BrandIndex) -> list[Group]:
         )
         for letter in index.letters
     ]
+    return Grouped(groups=groups, total=index.total)
 
 
-def season_groups(index: SeasonIndex) -> list[Group]:
+def season_groups(index: SeasonIndex) -> Grouped:
     """``/seasons``: every season with published shows, under its year, newest first."""
-    return [
+    groups = [
         Group(
             anchor=f"year-{year.year or 'other'}",
             heading_id=f"h-year-{year.year or 'other'}",
@@ -65,3 +73,4 @@ def season_groups(index: SeasonIndex) -> list[Group]:
         )
         for year in index.years
     ]
+    return Grouped(groups=groups, total=index.total)
