@@ -22,7 +22,6 @@ from msgspec import Struct
 from rk.core.api.storage import Storage
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import BadRequest
-from rk.server.similarity import runtime_of
 from rk.server.site.colours.search import colour_search
 from rk.server.site.exports.items import MAX_ITEMS, RENDITIONS, ExportItem, export_items
 from rk.server.site.exports.zipped import zip_stream
@@ -30,7 +29,7 @@ from rk.server.site.http_cache import html
 from rk.server.site.params import QUERIES, Colour, FilterQuery, Like, Query, parse_id
 from rk.server.site.repository.images import filtered_image_ids
 from rk.server.site.search import by_words, clean_query, like_image
-from rk.server.site.search_api import index_of
+from rk.server.site.search_api import searching
 from rk.server.site.show_filters import parse_filters
 
 Rendition = Annotated[
@@ -68,8 +67,7 @@ async def _listing(filter_query: FilterQuery) -> tuple[list[int], str]:
 async def _search(state: State, storage: Storage, wanted: SearchQuery) -> tuple[list[int], str]:
     """The images a search finds, best first, and a title naming the search."""
     q, like, colour = wanted.q, wanted.like, wanted.colour
-    embedder = runtime_of(state).embedder
-    index = index_of(state, embedder.model_id) if embedder is not None else None
+    embedder, index = searching(state)
     if colour:
         found = await colour_search(storage, embedder, index, colour, q=q, k=MAX_ITEMS)
         named = found.colour.name or found.colour.hex
