@@ -20,9 +20,9 @@ from rk.server.similarity import ModelIndex, runtime_of
 from rk.server.site.citing.jsonld import image_jsonld, show_jsonld
 from rk.server.site.citing.routes import base_of
 from rk.server.site.facets import facets
-from rk.server.site.grouped import brand_groups, season_groups
 from rk.server.site.http_cache import PRIVATE, answer, render_html, send
 from rk.server.site.image import Similar
+from rk.server.site.indexes import brand_groups, season_groups
 from rk.server.site.page_cache import Rendered, serve_cached
 from rk.server.site.params import (
     QUERIES,
