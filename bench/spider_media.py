@@ -80,13 +80,15 @@ class Row:
         )
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user and system, all threads) process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_s(pids: list[int]) -> float:
     """CPU seconds used so far by this process (all threads) and ``pids``."""
-    ticks = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])
-    return time.process_time() + ticks / os.sysconf("SC_CLK_TCK")
+    return time.process_time() + sum(process_cpu_s(pid) for pid in pids)
 
 
 class Timer:

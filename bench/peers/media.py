@@ -13,7 +13,8 @@ runway-shaped JPEGs (1280×1920, ~375 kB) to both. Rows, taken in turn each roun
 
 CPU counts each tool's own processes: the bench process and the backend for rk, every
 img2dataset process for it; the image server and moto (standing in for the site and S3)
-are left out of every row.
+are left out of every row. A line splits rk's CPU per photo into its spider side and the
+backend, beside the loop's.
 """
 
 from __future__ import annotations
@@ -44,6 +45,17 @@ def _peer_round(urls: list[str], work: Path, processes: int) -> Round:
         return await asyncio.to_thread(img2dataset_round, urls, work, processes)
 
     return one
+
+
+def cpu_split(rk: Side, loop: Side) -> str:
+    """Where rk's CPU per photo goes, beside the loop's: the steadier figure on shared cores."""
+    backend = rk.extra(media_rk.BACKEND_CPU)
+    spider = rk.cpu_per_item() - backend
+    return (
+        f"CPU ms/photo: rk file store {rk.cpu_per_item() * 1e3:.2f} (spider side "
+        f"{spider * 1e3:.2f}, backend {backend * 1e3:.2f}); same-work loop "
+        f"{loop.cpu_per_item() * 1e3:.2f}; loop ÷ rk {loop.cpu_per_item() / rk.cpu_per_item():.2f}"
+    )
 
 
 async def run(
@@ -109,6 +121,8 @@ async def run(
     return (
         f"{table}\n"
         f"rk file store ÷ same-work loop: {ceiling:.2f} (goal ≥ 0.9)\n"
+        f"{cpu_split(rk_files, same_work)} (medians over the rounds)\n"
+        f"load average at the end: {os.getloadavg()[0]:.1f}\n"
         f"img2dataset's row is its shards' download time and its CPU less {processes + 1} "
         f"process starts; whole runs, starts included: {peer.extra('whole items/s'):.3g} "
         f"items/s, {peer.extra('whole CPU s/item'):.2e} CPU s/item"

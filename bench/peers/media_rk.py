@@ -17,7 +17,7 @@ import httpx
 import yaml
 
 from bench.peers.rounds import Sample
-from bench.spider_media import SECRET, Timer, direct, spider_settings
+from bench.spider_media import SECRET, Timer, direct, process_cpu_s, spider_settings
 from rk.core.api.keys import sha1_hex
 from rk.core.api.wire import ImageRef, Look, ShowIngest
 from rk.core.runtime.client import BackendClient
@@ -26,6 +26,9 @@ from rk.core.runtime.media_upload import MediaUploader
 from rk.core.runtime.thumbs import thumbnail
 from tests.integration.spider.procs import Backend
 
+BACKEND_CPU = "backend CPU s/item"
+"""``Sample.extra``: the backend's part of an rk round's CPU per photo (the rest is the
+spider side: download, sha1, thumbnail, the signed requests and PUTs)."""
 SHOW_LOOKS = 40
 """Looks per show: a runway show's size (one ``upload-urls`` round trip per show)."""
 SHOWS_AT_ONCE = 5
@@ -72,11 +75,13 @@ async def stored_round(server: Backend, urls: list[str], concurrency: int) -> Sa
                 return stats.uploaded + stats.thumbs
 
         timer.start()
+        backend_before = process_cpu_s(server.pid)
         stored = await asyncio.gather(*(one(show) for show in shows(urls)))
+        backend_cpu = process_cpu_s(server.pid) - backend_before
         seconds, cpu = timer.stop()
     if sum(stored) != 2 * len(urls):
         raise RuntimeError(f"rk stored {sum(stored)} of {2 * len(urls)} originals and thumbnails")
-    return Sample(len(urls), seconds, cpu)
+    return Sample(len(urls), seconds, cpu, {BACKEND_CPU: backend_cpu / len(urls)})
 
 
 async def warm_up(server: Backend, urls: list[str], concurrency: int) -> None:

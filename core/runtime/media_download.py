@@ -20,14 +20,16 @@ async def download(http: httpx.AsyncClient, url: str, cap: int) -> bytes:
             declared = int(response.headers.get("Content-Length") or 0)
             if declared > cap:
                 raise DownloadFailed(f"{declared} bytes exceeds media.max_image_bytes")
-            body = bytearray()
+            chunks: list[bytes] = []
+            received = 0
             async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > cap:
+                received += len(chunk)
+                if received > cap:
                     raise DownloadFailed(f"more than media.max_image_bytes ({cap})")
+                chunks.append(chunk)
     except httpx.HTTPError as exc:
         raise DownloadFailed(f"download failed: {type(exc).__name__}: {exc}") from None
-    if not body:
+    if not received:
         raise DownloadFailed("download was empty")
-    worker_metrics.BYTES.inc(len(body))
-    return bytes(body)
+    worker_metrics.BYTES.inc(received)
+    return b"".join(chunks)

@@ -26,6 +26,7 @@ from typing import Any
 
 from rk.core.api.errors import RkError
 from rk.plugins.clip_embed.model_dir import read_json
+from rk.plugins.clip_embed.onnx_configs import BATCH, narrowed
 
 log = logging.getLogger("rk.plugins.clip_embed")
 
@@ -47,7 +48,7 @@ class ExportReport:
     files: list[str] = field(default_factory=list)
 
 
-def _toolchain() -> dict[str, Any]:
+def toolchain() -> dict[str, Any]:
     """The lazily imported export modules; a missing extra is one clear error."""
     try:
         import torch
@@ -62,31 +63,23 @@ def _toolchain() -> dict[str, Any]:
             f"model export needs the export extra (pip install 'rk[export]'): {exc}"
         ) from None
 
-    class VisionWithProjection(CLIPVisionModelOnnxConfig):
-        """pixel_values → the projected image embedding only."""
-
-        @property
-        def outputs(self) -> dict[str, dict[int, str]]:
-            return {"image_embeds": {0: "batch_size"}}
-
-    class TextWithProjection(CLIPTextWithProjectionOnnxConfig):
-        """input_ids + attention_mask → the projected text embedding only."""
-
-        @property
-        def inputs(self) -> dict[str, dict[int, str]]:
-            axes = {0: "batch_size", 1: "sequence_length"}
-            return {"input_ids": dict(axes), "attention_mask": dict(axes)}
-
-        @property
-        def outputs(self) -> dict[str, dict[int, str]]:
-            return {"text_embeds": {0: "batch_size"}}
-
+    axes = {0: "batch_size", 1: "sequence_length"}
+    text_inputs = {"input_ids": axes, "attention_mask": axes}
     return {
         "torch": torch,
         "transformers": transformers,
         "convert": convert,
-        "vision_config": VisionWithProjection,
-        "text_config": TextWithProjection,
+        # pixel_values → the projected image embedding only
+        "vision_config": narrowed(
+            "VisionWithProjection", CLIPVisionModelOnnxConfig, {"image_embeds": BATCH}
+        ),
+        # input_ids + attention_mask → the projected text embedding only
+        "text_config": narrowed(
+            "TextWithProjection",
+            CLIPTextWithProjectionOnnxConfig,
+            {"text_embeds": BATCH},
+            text_inputs,
+        ),
     }
 
 
@@ -100,17 +93,25 @@ def default_model_id(model: str) -> str:
     return str(recorded) if recorded and not Path(str(recorded)).is_absolute() else path.name
 
 
-def _export_tower(
-    kit: dict[str, Any], model: Any, config_cls: type, out: Path, opset: int | None, atol: float
-) -> list[str]:
-    """Export one tower to ``out`` and check it against torch; returns its output names."""
+def export_tower(
+    convert: Any,
+    model: Any,
+    config_cls: type,
+    out: Path,
+    opset: int | None,
+    atol: float,
+    shapes: dict[str, int],
+) -> None:
+    """Export one tower to ``out`` (at ``shapes``, when given) and check it against torch."""
     onnx_config = config_cls(model.config, task="feature-extraction")
-    convert = kit["convert"]
     _, outputs = convert.export(
-        model, onnx_config, out, opset=opset or onnx_config.DEFAULT_ONNX_OPSET
+        model,
+        onnx_config,
+        out,
+        opset=opset or onnx_config.DEFAULT_ONNX_OPSET,
+        input_shapes=shapes or None,
     )
-    check_outputs(convert, onnx_config, model, out, outputs, atol, {})
-    return list(outputs)
+    check_outputs(convert, onnx_config, model, out, outputs, atol, shapes)
 
 
 def check_outputs(
@@ -148,16 +149,17 @@ def export_model(
 ) -> ExportReport:
     """Export a CLIP or SigLIP checkpoint, as its ``config.json``'s ``model_type`` says."""
     _check_source(model)
-    kit = _toolchain()
+    kit = toolchain()
     config = load(
         lambda: kit["transformers"].AutoConfig.from_pretrained(model),
         model,
         "not a loadable checkpoint",
     )
     if config.model_type == "siglip":
-        from rk.plugins.clip_embed.export_siglip import export_siglip
+        from rk.plugins.clip_embed.export_siglip import siglip_towers
 
-        return export_siglip(model, out, model_id=model_id, text=text, opset=opset)
+        options = ExportOptions(model_id=model_id, text=text, opset=opset)
+        return export_towers(kit, model, out, siglip_towers(kit, model, out), options)
     return export_clip(model, out, model_id=model_id, text=text, opset=opset)
 
 
@@ -172,7 +174,7 @@ def export_clip(
 ) -> ExportReport:
     """Export ``model`` (hub id or local directory) to ``out``; see the module docstring."""
     _check_source(model)
-    kit = _toolchain()
+    kit = toolchain()
     tf = kit["transformers"]
     config = load(
         lambda: tf.CLIPConfig.from_pretrained(model), model, "not a loadable CLIP checkpoint"
@@ -181,38 +183,103 @@ def export_clip(
         raise ExportError(
             f"{model}: expected a CLIP or SigLIP checkpoint, got model_type {config.model_type!r}"
         )
-    model_id = model_id or default_model_id(model)
     vision_config = config.vision_config
     vision_config.projection_dim = config.projection_dim
     text_config = config.text_config
     text_config.projection_dim = config.projection_dim
+    towers = Towers(
+        vision=lambda: tf.CLIPVisionModelWithProjection.from_pretrained(
+            model, config=vision_config
+        ),
+        text=lambda: tf.CLIPTextModelWithProjection.from_pretrained(model, config=text_config),
+        vision_config=kit["vision_config"],
+        text_config=kit["text_config"],
+        save_processor=lambda: _save_preprocessor(tf, model, vision_config, out),
+        config=config,
+        dim=int(config.projection_dim),
+    )
+    options = ExportOptions(model_id=model_id, text=text, opset=opset, atol=atol)
+    return export_towers(kit, model, out, towers, options)
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """How an export runs: the name it records (None: the checkpoint's), whether the text
+    tower is written, the ONNX opset (None: optimum's default) and the tolerance to torch."""
+
+    model_id: str | None = None
+    text: bool = True
+    opset: int | None = None
+    atol: float = 1e-4
+
+
+@dataclass(frozen=True)
+class Towers:
+    """What one checkpoint's export writes: each tower's loader and ONNX config, how its
+    image processor is saved, its config and embedding size; the text graph's fixed input
+    shapes (none: dynamic), whether its tokenizer must have a fast form (``tokenizer.json``)
+    and the family named in the log line."""
+
+    vision: Callable[[], Any]
+    text: Callable[[], Any]
+    vision_config: type
+    text_config: type
+    save_processor: Callable[[], None]
+    config: Any
+    dim: int
+    text_shapes: dict[str, int] = field(default_factory=dict)
+    fast_tokenizer: bool = False
+    family: str = ""
+
+
+def export_towers(
+    kit: dict[str, Any],
+    model: str,
+    out: Path,
+    towers: Towers,
+    options: ExportOptions,
+) -> ExportReport:
+    """Write ``vision.onnx`` (and ``text.onnx`` with the tokenizer, unless ``options`` say
+    not), each checked against torch, then the image processor and ``config.json``."""
+    model_id = options.model_id or default_model_id(model)
+    opset, atol = options.opset, options.atol
+    tf, convert = kit["transformers"], kit["convert"]
     with warnings.catch_warnings(), kit["torch"].no_grad():
         # torch's tracer and transformers warn about things that are fine for a fixed graph.
         warnings.simplefilter("ignore")
-        vision = load(
-            lambda: tf.CLIPVisionModelWithProjection.from_pretrained(model, config=vision_config),
-            model,
-            "cannot load the image tower",
-        )
+        vision = load(towers.vision, model, "cannot load the image tower")
         out.mkdir(parents=True, exist_ok=True)
-        _export_tower(kit, vision.eval(), kit["vision_config"], out / VISION_FILE, opset, atol)
-        if text:
-            tower = load(
-                lambda: tf.CLIPTextModelWithProjection.from_pretrained(model, config=text_config),
-                model,
-                "cannot load the text tower",
-            )
+        export_tower(
+            convert, vision.eval(), towers.vision_config, out / VISION_FILE, opset, atol, {}
+        )
+        if options.text:
+            tower = load(towers.text, model, "cannot load the text tower")
             tokenizer = load(lambda: tf.AutoTokenizer.from_pretrained(model), model, "no tokenizer")
-            _export_tower(kit, tower.eval(), kit["text_config"], out / TEXT_FILE, opset, atol)
+            export_tower(
+                convert,
+                tower.eval(),
+                towers.text_config,
+                out / TEXT_FILE,
+                opset,
+                atol,
+                towers.text_shapes,
+            )
             tokenizer.save_pretrained(out, legacy_format=False)
-        _save_preprocessor(tf, model, vision_config, out)
-    config.save_pretrained(out)
+            if towers.fast_tokenizer and not (out / "tokenizer.json").is_file():
+                raise ExportError(f"{model}: the tokenizer has no fast (tokenizer.json) form")
+        towers.save_processor()
+    return _finish(towers, out, model_id)
+
+
+def _finish(towers: Towers, out: Path, model_id: str) -> ExportReport:
+    """Save ``config.json`` with the ``model_id`` key beside the graphs, and report them."""
+    towers.config.save_pretrained(out)
     saved = read_json(out / "config.json")
     saved["model_id"] = model_id
     (out / "config.json").write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
     files = sorted(p.name for p in out.iterdir() if p.is_file())
-    log.info("exported %s (dim %d) to %s", model_id, config.projection_dim, out)
-    return ExportReport(model_id=model_id, out=out, dim=int(config.projection_dim), files=files)
+    log.info("exported %s%s (dim %d) to %s", towers.family, model_id, towers.dim, out)
+    return ExportReport(model_id=model_id, out=out, dim=towers.dim, files=files)
 
 
 def load(loader: Callable[[], Any], model: str, what: str) -> Any:

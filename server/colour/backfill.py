@@ -9,10 +9,12 @@ is reported and skipped for the rest of the run, and tried again by the next one
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from msgspec import Struct, structs
 
 from rk.core.api.storage import Storage
+from rk.core.resumable import batches, check_run, planned
 from rk.server.colour.measure import compute_colours
 from rk.server.colour.repository import count_unmeasured, unmeasured_images
 from rk.server.platform.db.database import Database
@@ -46,19 +48,14 @@ async def backfill_colours(
     ``progress`` is called after every batch. Raises ``ValueError`` for a batch outside
     1…``MAX_BATCH`` or a negative limit.
     """
-    if not 1 <= batch <= MAX_BATCH:
-        raise ValueError(f"batch must be between 1 and {MAX_BATCH}, not {batch}")
-    if limit < 0:
-        raise ValueError(f"limit must be 0 (no limit) or more, not {limit}")
-    todo = await count_unmeasured(db)
-    state = BackfillProgress(total=min(todo, limit) if limit else todo)
-    after = 0
-    while not limit or state.measured + state.failed < limit:
-        size = batch if not limit else min(batch, limit - state.measured - state.failed)
-        rows = await unmeasured_images(db, after, size)
-        if not rows:
-            break
-        after = int(rows[-1]["id"])
+    check_run(batch, limit, MAX_BATCH)
+    state = BackfillProgress(total=planned(await count_unmeasured(db), limit))
+
+    def handled() -> int:
+        return state.measured + state.failed
+
+    fetch = partial(unmeasured_images, db)
+    async for rows in batches(fetch, "id", batch=batch, limit=limit, handled=handled):
         report = await compute_colours(db, storage, [int(row["id"]) for row in rows])
         done = state.measured + len(report.measured) + state.failed + len(report.failed)
         state = structs.replace(

@@ -4,8 +4,9 @@ backfill, vector indexes, stored neighbours, and search by words or by photo.
 
 from __future__ import annotations
 
-from rk.server.similarity.embedding_lifespan import embedding_lifespan
+from rk.server.similarity.embedding_lifespan import embedding_lifespan, running
 from rk.server.similarity.embedding_routes import EmbeddingsController, runtime_of
+from rk.server.similarity.neighbours_job import VectorsWorker
 from rk.server.similarity.photo_gate import PhotoGate, Refused
 from rk.server.similarity.photo_reduce import BadPicture, PictureTooLarge, check_photo, reduce_photo
 from rk.server.similarity.repository.vector_copies import PUBLISHED
@@ -31,6 +32,7 @@ __all__ = [
     "PhotoGate",
     "PictureTooLarge",
     "Refused",
+    "VectorsWorker",
     "available_scopes",
     "by_vector",
     "check_photo",
@@ -39,6 +41,7 @@ __all__ = [
     "hit_url",
     "hold_vector_clock",
     "reduce_photo",
+    "running",
     "runtime_of",
     "similar",
     "similar_within",

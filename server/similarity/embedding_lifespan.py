@@ -17,7 +17,7 @@ from litestar import Litestar
 from rk.core.config import Settings
 from rk.server.similarity.embed_runtime import load_runtime
 from rk.server.similarity.inline_embed import InlineEmbedder
-from rk.server.similarity.neighbours_job import NeighboursWorker
+from rk.server.similarity.neighbours_job import NeighboursWorker, VectorsWorker
 from rk.server.similarity.vectors.choose import open_vector_index
 
 log = logging.getLogger("rk.server")
@@ -27,6 +27,18 @@ def _plugged(stack: AsyncExitStack, pm: pluggy.PluginManager, plugin: object, na
     """Register ``plugin`` for events until the stack closes."""
     pm.register(plugin, name=name)
     stack.callback(pm.unregister, plugin)
+
+
+@asynccontextmanager
+async def running(pm: pluggy.PluginManager, worker: VectorsWorker) -> AsyncIterator[None]:
+    """``worker`` registered for events and looping until the block ends."""
+    pm.register(worker, name=f"rk-{worker.name}-{id(worker)}")
+    try:
+        worker.start()
+        yield
+    finally:
+        await worker.stop()
+        pm.unregister(worker)
 
 
 @asynccontextmanager
@@ -52,9 +64,7 @@ async def embedding_lifespan(app: Litestar) -> AsyncIterator[None]:
             poll_interval_s=settings.queues.poll_interval_s,
             index=index,
         )
-        _plugged(stack, pm, worker, f"rk-neighbours-{id(worker)}")
-        worker.start()
-        stack.push_async_callback(worker.stop)
+        await stack.enter_async_context(running(pm, worker))
         log.info("neighbours job: k=%d (one backend process at a time)", worker.job.k)
         if settings.embed.inline:
             inline = InlineEmbedder(

@@ -6,7 +6,7 @@ model; the ``job_locks`` lease ``neighbours:<model>`` lets only one of them work
 at a time, and it is renewed while the job scans. A backend backfilling a new model beside
 the serving one places that model's vectors without holding up the serving model's. A save
 in this process wakes the loop at once (through the ``rk_embeddings_saved`` event); saves
-elsewhere are found by polling.
+elsewhere are found by polling. That loop (``VectorsWorker``) is also the tags job's.
 
 One pass takes the unplaced vectors a batch at a time (one kind per batch), asks the
 process's vector index where they land (``VectorIndex.place``: the exact index runs them
@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from abc import ABC, abstractmethod
 
 from rk.core import hookimpl
 from rk.core.api.vector_indexes import VectorIndex
@@ -120,7 +121,63 @@ class NeighboursJob:
             raise LeaseLost(LOCK_NAME)
 
 
-class NeighboursWorker:
+class VectorsWorker(ABC):
+    """Runs ``run_pass`` in a loop for ``model``; a failed pass is logged under ``name``
+    and tried again at the next poll."""
+
+    def __init__(
+        self, name: str, model: str, lease: JobLease, poll_interval_s: float, log: logging.Logger
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.lease = lease
+        self.poll_interval_s = poll_interval_s
+        self.log = log
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @abstractmethod
+    async def run_pass(self) -> object:
+        """One pass of the job."""
+
+    @hookimpl
+    def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
+        """Vectors were saved in this process: run a pass now instead of at the next poll."""
+        if model == self.model:
+            self._wake.set()
+
+    def wake(self) -> None:
+        """Run a pass as soon as the current one (if any) ends."""
+        self._wake.set()
+
+    def start(self) -> None:
+        """Start the loop in the running event loop."""
+        self._task = asyncio.create_task(self._loop(), name=f"rk-{self.name}")
+
+    async def stop(self) -> None:
+        """Stop the loop; a pass in progress is cancelled (each job leaves nothing half-way
+        that its next pass would not redo) and the lease is given up."""
+        self._stopping.set()
+        self._wake.set()
+        await stop_task(self._task)
+        with contextlib.suppress(Exception):
+            await self.lease.release()
+
+    async def _loop(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                await self.run_pass()
+            except Exception:
+                self.log.exception(
+                    "%s: pass failed; retrying after %g s", self.name, self.poll_interval_s
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval_s)
+
+
+class NeighboursWorker(VectorsWorker):
     """The loop every backend process runs; only the lease holder does the work."""
 
     def __init__(
@@ -135,44 +192,13 @@ class NeighboursWorker:
         index: VectorIndex | None = None,
     ) -> None:
         name = f"{LOCK_NAME}:{model}"  # each model's lists are its own: spaces place side by side
-        self.lease = JobLease(name, holder or new_holder("neighbours"), lease_ttl_s)
-        self.job = NeighboursJob(model, k=k, lease=self.lease, index=index, batch=batch)
-        self.poll_interval_s = poll_interval_s
-        self._wake = asyncio.Event()
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        lease = JobLease(name, holder or new_holder("neighbours"), lease_ttl_s)
+        super().__init__("neighbours", model, lease, poll_interval_s, log)
+        self.job = NeighboursJob(model, k=k, lease=lease, index=index, batch=batch)
 
-    @hookimpl
-    def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
-        """Vectors were saved in this process: run a pass now instead of at the next poll."""
-        if model == self.job.model:
-            self._wake.set()
-
-    def wake(self) -> None:
-        """Run a pass as soon as the current one (if any) ends."""
-        self._wake.set()
-
-    def start(self) -> None:
-        """Start the loop in the running event loop."""
-        self._task = asyncio.create_task(self._loop(), name="rk-neighbours")
-
-    async def stop(self) -> None:
-        """Stop the loop; a pass in progress is cancelled (it rewrites nothing half-way
-        that the next pass would not redo) and the lease is given up."""
-        self._stopping.set()
-        self._wake.set()
-        await stop_task(self._task)
-        with contextlib.suppress(Exception):
-            await self.lease.release()
-
-    async def _loop(self) -> None:
-        while not self._stopping.is_set():
-            self._wake.clear()
-            try:
-                await self.job.run()
-            except LeaseLost:
-                log.warning("neighbours: lease lost to another process; pass abandoned")
-            except Exception:
-                log.exception("neighbours: pass failed; retrying after %g s", self.poll_interval_s)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval_s)
+    async def run_pass(self) -> None:
+        """Place what is unplaced; a pass whose lease another process took is dropped."""
+        try:
+            await self.job.run()
+        except LeaseLost:
+            log.warning("neighbours: lease lost to another process; pass abandoned")

@@ -10,11 +10,15 @@ from the database (the source of truth): scores are exact cosines, ties by image
 Several backend processes share one database, so before every query the index asks the
 database what changed (in-process events would miss the other processes):
 
-- articles: a fingerprint of the published, live set — count, sum of ids, sum of a hash
-  of the ids — from one aggregate over ``articles``. It compares states, not clocks, so it
-  needs nothing of whoever publishes, rejects or deletes (no ``updated_at`` discipline, no
-  same-second ties). When it differs, the published ids are read: rows of articles that
-  left are dropped, and only the vectors of articles that joined are read.
+- articles: the public content counter first (one row of ``public_changes``, moved by the
+  database's own triggers whenever an article becomes, stays or stops being published, so
+  no writer can forget it). Only when it moved, a fingerprint of the published, live set —
+  count, sum of ids, sum of a hash of the ids — from one aggregate over ``articles``, read
+  in the same statement as the counter. It compares states, not clocks (no ``updated_at``
+  discipline, no same-second ties). When it differs, the published ids are read: rows of
+  articles that left are dropped, and only the vectors of articles that joined are read.
+  A query that finds nothing changed costs three index probes, not an aggregate that grows
+  with the archive.
 - vectors: rows of ``image_embeddings`` whose ``change_seq`` is above the highest seen
   (an index range, empty when nothing changed), with the vector only where it counts.
   The database stamps ``change_seq`` on every write of a vector in commit order
@@ -48,6 +52,7 @@ from rk.server.similarity.neighbours import Floats, Ids
 from rk.server.similarity.repository.vector_copies import (
     HASH_FACTORS,
     HASH_PRIMES,
+    change_stamps,
     published_article_ids,
     published_fingerprint,
     published_rows_after,
@@ -104,12 +109,14 @@ class SearchIndex:
         self._fresh_as_of = 0
         self._task: asyncio.Task[None] | None = None
         self._readers = 0
+        self._fingerprints = 0
         self._reset()
 
     def _reset(self) -> None:
         self.shards: dict[tuple[str, int], CodeShard] = {}
         self.published: set[int] = set()
         self.fingerprint = Fingerprint()
+        self.content = -1
         self.seen_seq = 0
         self.top_id = 0
 
@@ -120,6 +127,12 @@ class SearchIndex:
     def catch_ups(self) -> int:
         """How many checks against the database this index has started."""
         return self._started
+
+    @property
+    def fingerprints(self) -> int:
+        """How many of those read the published set's fingerprint (the content counter had
+        moved, or nothing was held yet)."""
+        return self._fingerprints
 
     def nbytes(self) -> int:
         """Memory held: the codes, int8 rows and their id arrays."""
@@ -202,8 +215,13 @@ class SearchIndex:
             self._engine = engine()
             self._reset()
         with catching_up(self, log, "search index", self._reset, BaseException):
-            row = await published_fingerprint()
-            await self._sync_articles(Fingerprint(int(row["n"]), int(row["s"]), int(row["h"])))
+            row = await change_stamps()
+            if int(row["content"]) != self.content:
+                self._fingerprints += 1
+                row = await published_fingerprint()
+                now = Fingerprint(int(row["n"]), int(row["s"]), int(row["h"]))
+                await self._sync_articles(now)
+                self.content = int(row["content"])
             top = max(int(row["top"]), int(row["gone"]))
             if top > self.seen_seq:
                 await self._read_new(top)

@@ -15,7 +15,7 @@ import pluggy
 from litestar import Litestar
 
 from rk.core.config import Settings
-from rk.server.similarity import runtime_of
+from rk.server.similarity import running, runtime_of
 from rk.server.tags.runtime import load_tags
 from rk.server.tags.worker import TagsWorker
 
@@ -38,11 +38,6 @@ async def tags_lifespan(app: Litestar) -> AsyncIterator[None]:
         poll_interval_s=settings.queues.poll_interval_s,
         batch=settings.tags.batch,
     )
-    pm.register(worker, name=f"rk-tags-{id(worker)}")
-    try:
-        worker.start()
+    async with running(pm, worker):
         log.info("tags job: on (one backend process at a time)")
         yield
-    finally:
-        await worker.stop()
-        pm.unregister(worker)

@@ -29,6 +29,14 @@ def _chunks(values: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]
         yield values[start : start + size]
 
 
+async def _rows_in(select: str, column: str, ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The rows of ``select`` whose ``column`` is one of ``ids``, asked a chunk at a time."""
+    found: list[dict[str, Any]] = []
+    for chunk in _chunks(list(ids)):
+        found += await rows(f"{select} WHERE {column} IN ({marks(len(chunk))})", *chunk)
+    return found
+
+
 async def vectors_to_tag(model: str, digest: str, after: int, limit: int) -> list[dict[str, Any]]:
     """``image_id, vector`` of up to ``limit`` images past ``after`` whose vector under
     ``model`` is not yet tagged with vocabulary ``digest`` (by that model), in id order."""
@@ -51,11 +59,7 @@ async def count_to_tag(model: str, digest: str) -> int:
 
 async def existing_images(image_ids: Sequence[int]) -> set[int]:
     """Those of ``image_ids`` that still exist."""
-    found: set[int] = set()
-    for chunk in _chunks(list(image_ids)):
-        got = await rows(f"SELECT id FROM images WHERE id IN ({marks(len(chunk))})", *chunk)
-        found.update(int(row["id"]) for row in got)
-    return found
+    return {int(row["id"]) for row in await _rows_in("SELECT id FROM images", "id", image_ids)}
 
 
 async def delete_auto(image_ids: Sequence[int]) -> None:
@@ -95,13 +99,9 @@ async def mark_tagged(image_ids: Sequence[int], model: str, digest: str, at: int
 
 async def tag_rows(image_ids: Sequence[int]) -> list[dict[str, Any]]:
     """Every tag row (any state) of these images, by image, best score first."""
-    found: list[dict[str, Any]] = []
-    for chunk in _chunks(list(image_ids)):
-        found += await rows(
-            "SELECT image_id, tag, score, state FROM image_tags"
-            f" WHERE image_id IN ({marks(len(chunk))})",
-            *chunk,
-        )
+    found = await _rows_in(
+        "SELECT image_id, tag, score, state FROM image_tags", "image_id", image_ids
+    )
     return sorted(found, key=lambda r: (int(r["image_id"]), -(r["score"] or 2.0), r["tag"]))
 
 
@@ -161,11 +161,6 @@ async def record_decision(values: tuple[int, str, str, str, int, str, str, int])
 
 async def decision_rows(image_ids: Sequence[int]) -> list[dict[str, Any]]:
     """The tag decisions on these images, newest first."""
-    found: list[dict[str, Any]] = []
-    for chunk in _chunks(list(image_ids)):
-        found += await rows(
-            "SELECT id, image_id, tag, old_state, new_state, actor, via, at FROM image_tag_audit"
-            f" WHERE image_id IN ({marks(len(chunk))})",
-            *chunk,
-        )
+    select = "SELECT id, image_id, tag, old_state, new_state, actor, via, at FROM image_tag_audit"
+    found = await _rows_in(select, "image_id", image_ids)
     return sorted(found, key=lambda r: -int(r["id"]))

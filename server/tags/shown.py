@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from msgspec import Struct
+from msgspec import Struct, convert
 
 from rk.server.tags.repository import decision_rows, published_tag_rows, tag_rows
 
@@ -56,16 +56,4 @@ async def review_tags(image_ids: Sequence[int]) -> dict[int, list[ImageTag]]:
 
 async def tag_audit(image_ids: Sequence[int]) -> list[TagAudit]:
     """The tag decisions on these images, newest first."""
-    return [
-        TagAudit(
-            id=int(row["id"]),
-            image_id=int(row["image_id"]),
-            tag=str(row["tag"]),
-            old_state=str(row["old_state"]),
-            new_state=str(row["new_state"]),
-            actor=str(row["actor"]),
-            via=str(row["via"]),
-            at=int(row["at"]),
-        )
-        for row in await decision_rows(image_ids)
-    ]
+    return [convert(row, TagAudit) for row in await decision_rows(image_ids)]

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 from msgspec import Struct, structs
 
+from rk.core.resumable import batches, check_run, planned
 from rk.server.platform.db.write_transactions import write_transaction
 from rk.server.tags.repository import (
     count_to_tag,
@@ -81,20 +83,15 @@ async def tag_pending(
     when it answers False (a job that lost its lease). Raises ``ValueError`` for a batch outside
     1…``MAX_BATCH`` or a negative limit.
     """
-    if not 1 <= batch <= MAX_BATCH:
-        raise ValueError(f"batch must be between 1 and {MAX_BATCH}, not {batch}")
-    if limit < 0:
-        raise ValueError(f"limit must be 0 (no limit) or more, not {limit}")
+    check_run(batch, limit, MAX_BATCH)
     model, digest = tags.model, tags.vocabulary.digest
-    todo = await count_to_tag(model, digest)
-    state = TagProgress(total=min(todo, limit) if limit else todo)
-    after = 0
-    while not limit or state.images < limit:
-        size = batch if not limit else min(batch, limit - state.images)
-        found = await vectors_to_tag(model, digest, after, size)
-        if not found:
-            break
-        after = int(found[-1]["image_id"])
+    state = TagProgress(total=planned(await count_to_tag(model, digest), limit))
+
+    def handled() -> int:
+        return state.images
+
+    fetch = partial(vectors_to_tag, model, digest)
+    async for found in batches(fetch, "image_id", batch=batch, limit=limit, handled=handled):
         given = await tag_batch(tags, found)
         done = state.images + len(found)
         state = structs.replace(

@@ -7,13 +7,10 @@ process wake it at once (the ``rk_embeddings_saved`` event); others are found by
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 
-from rk.core import hookimpl
-from rk.server.platform.jobs.background import stop_task
 from rk.server.platform.jobs.job_lock import JobLease, new_holder
+from rk.server.similarity import VectorsWorker
 from rk.server.tags.scoring import TagVectors
 from rk.server.tags.tagging import BATCH, TagProgress, tag_pending
 
@@ -22,7 +19,7 @@ log = logging.getLogger(__name__)
 LOCK_NAME = "tags"
 
 
-class TagsWorker:
+class TagsWorker(VectorsWorker):
     """Tags out-of-date images with ``tags``, in one backend process at a time."""
 
     def __init__(
@@ -33,33 +30,12 @@ class TagsWorker:
         batch: int = BATCH,
         lease_ttl_s: int = 60,
     ) -> None:
+        lease = JobLease(LOCK_NAME, new_holder("tags"), lease_ttl_s)
+        super().__init__("tags", tags.model, lease, poll_interval_s, log)
         self.tags = tags
         self.batch = batch
-        self.poll_interval_s = poll_interval_s
-        self.lease = JobLease(LOCK_NAME, new_holder("tags"), lease_ttl_s)
-        self._wake = asyncio.Event()
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
 
-    @hookimpl
-    def rk_embeddings_saved(self, kind: str, image_ids: list[int], model: str) -> None:
-        """Vectors were saved in this process: tag them now instead of at the next poll."""
-        if model == self.tags.model:
-            self._wake.set()
-
-    def start(self) -> None:
-        """Start the loop in the running event loop."""
-        self._task = asyncio.create_task(self._loop(), name="rk-tags")
-
-    async def stop(self) -> None:
-        """Stop the loop (a batch in flight is rolled back whole) and give up the lease."""
-        self._stopping.set()
-        self._wake.set()
-        await stop_task(self._task)
-        with contextlib.suppress(Exception):
-            await self.lease.release()
-
-    async def run(self) -> TagProgress | None:
+    async def run_pass(self) -> TagProgress | None:
         """One pass under the lease; None when another process holds it."""
         if not await self.lease.acquire():
             return None
@@ -70,13 +46,3 @@ class TagsWorker:
         if done.images:
             log.info("%s", done.line())
         return done
-
-    async def _loop(self) -> None:
-        while not self._stopping.is_set():
-            self._wake.clear()
-            try:
-                await self.run()
-            except Exception:
-                log.exception("tags: pass failed; retrying after %g s", self.poll_interval_s)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.poll_interval_s)

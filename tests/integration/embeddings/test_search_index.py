@@ -231,6 +231,31 @@ async def test_an_article_unpublished_or_deleted_by_another_process_drops_out(db
     assert await assert_same(index, query, 20) == set(first_images)
 
 
+async def test_the_published_set_is_aggregated_only_when_the_content_counter_moved(
+    db: str,
+) -> None:
+    rng = np.random.default_rng(6)
+    shown, shown_images = await seed(rng, "shown", "published", 4)
+    waiting, waiting_images = await seed(rng, "waiting", "pending", 3)
+    index = SearchIndex(MODEL)
+    [query] = queries(rng, 1)
+    assert await assert_same(index, query, 20) == set(shown_images)
+    assert index.fingerprints == 1
+    for _ in range(3):  # nothing changed: three index probes a query, no aggregate
+        assert await assert_same(index, query, 20) == set(shown_images)
+    assert (index.catch_ups, index.fingerprints) == (4, 1)
+    async with other_connection(db) as other:  # a bare UPDATE: the triggers move the counter
+        await other("UPDATE articles SET status = ? WHERE id = ?", "published", waiting)
+        assert await assert_same(index, query, 20) == set(shown_images + waiting_images)
+        assert index.fingerprints == 2
+        await other("UPDATE articles SET deleted_at = ? WHERE id = ?", 7, shown)
+        assert await assert_same(index, query, 20) == set(waiting_images)
+        assert index.fingerprints == 3
+        await other("UPDATE articles SET title = ? WHERE id = ?", "renamed", waiting)
+        assert await assert_same(index, query, 20) == set(waiting_images)
+        assert index.fingerprints == 4  # a shown article's change moves it too: re-checked
+
+
 async def test_a_vector_committed_late_is_found_and_writers_commit_in_stamp_order(
     db: str,
 ) -> None:

@@ -51,3 +51,4 @@ async def test_the_pair_runs_every_row_and_prints_the_ratio(tmp_path: Path) -> N
     ]
     assert any(line.startswith("ratio rk / img2dataset: ") for line in table.splitlines())
     assert "rk file store ÷ same-work loop: " in table
+    assert any(line.startswith("CPU ms/photo: rk file store ") for line in table.splitlines())
