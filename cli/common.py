@@ -27,32 +27,10 @@ DataDirOption = Annotated[
 ]
 
 
-MetricsPortOption = Annotated[
-    int | None,
-    typer.Option("--metrics-port", help="Serve Prometheus metrics of this process on this port."),
-]
-MetricsHostOption = Annotated[
-    str,
-    typer.Option("--metrics-host", help="Address the metrics port listens on."),
-]
-
-
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one line to stderr and exit (2 = bad input or configuration)."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
-
-
-def start_metrics(port: int | None, host: str) -> None:
-    """Serve this worker's metrics when ``--metrics-port`` was given (exit 2 if it cannot)."""
-    if port is None:
-        return
-    from rk.core.runtime.worker_metrics import serve_metrics
-
-    try:
-        serve_metrics(port, host)
-    except RkError as exc:
-        fail(str(exc))
 
 
 class LogChoice:

@@ -8,15 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rk.cli.common import (
-    ConfigOption,
-    MetricsHostOption,
-    MetricsPortOption,
-    fail,
-    settings_from,
-    start_metrics,
-)
+from rk.cli.common import ConfigOption, fail, settings_from
 from rk.cli.spider_oneshot import add_oneshot_commands, quiet_http_logs
+from rk.cli.worker_run import MetricsHostOption, MetricsPortOption, run_worker
 from rk.core.api.errors import RkError
 from rk.core.api.lookups import get_source
 from rk.core.api.sources import Source
@@ -63,9 +57,9 @@ def serve(
         require_ingest(settings)
     except RkError as exc:
         fail(str(exc))
-    start_metrics(metrics_port, metrics_host)
-    code = asyncio.run(_serve(settings, source_cls, workers, interval, max_co))
-    raise typer.Exit(code)
+    run_worker(
+        lambda: _serve(settings, source_cls, workers, interval, max_co), metrics_port, metrics_host
+    )
 
 
 async def _serve(

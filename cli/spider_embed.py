@@ -19,15 +19,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rk.cli.common import (
-    ConfigOption,
-    MetricsHostOption,
-    MetricsPortOption,
-    fail,
-    settings_from,
-    start_metrics,
-)
+from rk.cli.common import ConfigOption, fail, settings_from
 from rk.cli.spider_oneshot import quiet_http_logs
+from rk.cli.worker_run import MetricsHostOption, MetricsPortOption, run_worker
 from rk.core.api.errors import RkError
 from rk.core.config import Settings
 
@@ -83,9 +77,8 @@ def embed(
     quiet_http_logs()
     vision_endpoint = settings.vision.endpoint if endpoint is None else endpoint
     embedder = None if vision_endpoint else _load_embedder(settings)
-    start_metrics(metrics_port, metrics_host)
-    code = asyncio.run(
-        _run(
+    run_worker(
+        lambda: _run(
             settings,
             embedder,
             vision_endpoint,
@@ -95,9 +88,10 @@ def embed(
             concurrency=concurrency or settings.vision.concurrency,
             loop=loop,
             interval=interval,
-        )
+        ),
+        metrics_port,
+        metrics_host,
     )
-    raise typer.Exit(code)
 
 
 def _check_backend(settings: Settings) -> None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from rk.cli.backfill_options import LimitOption, check_batch_and_limit
 from rk.cli.common import ConfigOption, DataDirOption, fail, settings_from
 from rk.cli.db_session import run_with_database
 from rk.core.api.errors import RkError
@@ -35,9 +36,7 @@ def check_command(config: ConfigOption = None, data_dir: DataDirOption = None) -
 @tags_app.command("backfill")
 def backfill_command(
     batch: Annotated[int, typer.Option("--batch", help="Images tagged per batch (1-5000).")] = 500,
-    limit: Annotated[
-        int, typer.Option("--limit", help="Stop after this many images (0: all of them).")
-    ] = 0,
+    limit: LimitOption = 0,
     config: ConfigOption = None,
     data_dir: DataDirOption = None,
 ) -> None:
@@ -56,10 +55,7 @@ def backfill_command(
     from rk.core.api.lookups import get_embedder
     from rk.server.tags import MAX_BATCH, load_tags, load_vocabulary, tag_pending
 
-    if not 1 <= batch <= MAX_BATCH:
-        fail(f"--batch must be between 1 and {MAX_BATCH}, not {batch}")
-    if limit < 0:
-        fail(f"--limit must be 0 (no limit) or more, not {limit}")
+    check_batch_and_limit(batch, MAX_BATCH, limit)
     settings = settings_from(config, data_dir)
     if not settings.vision.model:
         fail("vision.model is not set: tags are computed with the model's text tower")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bench.job_queue import DEFAULT_PG
 from bench.peers import jobs, media, path, vectors
-from bench.vector_data import start_server
+from bench.vector_data import add_server_options, server_of
 
 PAIRS = ("media", "queue", "vectors", "path")
 
@@ -50,6 +50,7 @@ async def main() -> None:
         default=Path("/work/bench-data/pgvector"),
         help="vectors: the pgvector server and hnswlib graphs, kept for later runs",
     )
+    add_server_options(parser)
     parser.add_argument("--path-shows", type=sizes, help="path: Ns (4,16,64; --quick 4,16)")
     parser.add_argument("--path-looks", type=int, default=12, help="path: looks a show")
     parser.add_argument("--path-details", type=int, default=2, help="path: details a show")
@@ -73,7 +74,7 @@ async def main() -> None:
             print(f"\n{table}\n", flush=True)
         if "vectors" in chosen:
             size = args.vectors or (100_000 if args.quick else 1_000_000)
-            admin = start_server(args.data_dir / "server")
+            admin = server_of(args, args.data_dir)
             queries = args.queries or (100 if args.quick else 200)
             tables = await vectors.run(
                 size, queries, args.rounds, admin, args.data_dir, not args.exact_only

@@ -27,7 +27,14 @@ import numpy as np
 
 from bench.peers.vectors import WARM_QUERIES, K
 from bench.peers.vectors_peers import Graph
-from bench.vector_data import MODEL, database, make_vectors, published_mask, start_server
+from bench.vector_data import (
+    MODEL,
+    add_server_options,
+    database,
+    make_vectors,
+    published_mask,
+    server_of,
+)
 from rk.core.config import VectorSettings
 from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.sql_rows import rows
@@ -142,8 +149,9 @@ async def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--data-dir", type=Path, default=Path("/work/bench-data/pgvector"))
+    add_server_options(parser)
     args = parser.parse_args()
-    admin = start_server(args.data_dir / "server")
+    admin = server_of(args, args.data_dir)
     print(await gap(args.size, args.queries, admin, args.data_dir))
 
 

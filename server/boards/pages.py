@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
 from litestar.params import Parameter
 from litestar.response import Redirect, Stream, Template
 
@@ -23,6 +24,21 @@ from rk.server.site import ExportPaper, ExportRendition, export_sheet, export_zi
 
 FORM_BYTES = 64 * 1024
 Key = Annotated[str | None, Parameter(description="the board's edit key", max_length=64)]
+Holdings = Callable[[], Awaitable[tuple[list[int], str]]]
+"""Reads a board's image ids in order and its title, when an export asks."""
+Found = NamedDependency[Holdings]
+"""Both export routes' ``found``, as ``_found`` provides it from the path's view token."""
+
+
+def _found(view_token: ViewToken) -> Holdings:
+    """What a board's export holds (the ``found`` of both export routes): its image ids in
+    order (the export keeps the published ones only) and its title."""
+
+    async def found() -> tuple[list[int], str]:
+        board = await service.current(await service.board(view_token))
+        return [item.image_id for item in board.items], board.title or "A board"
+
+    return found
 
 
 class BoardPages(Controller):
@@ -31,6 +47,7 @@ class BoardPages(Controller):
     path = "/boards"
     tags = ("boards",)
     include_in_schema = False
+    dependencies = {"found": Provide(_found, sync_to_thread=False)}
 
     @get("/", name="public:board-local")
     async def local(self, request: Request[Any, Any, Any]) -> Template:
@@ -69,28 +86,14 @@ class BoardPages(Controller):
 
     @get("/{view_token:str}/export.zip", name="public:board-export")
     async def export_zip(
-        self,
-        request: Request[Any, Any, Any],
-        view_token: ViewToken,
-        rendition: ExportRendition = "640",
+        self, request: Request[Any, Any, Any], found: Found, rendition: ExportRendition = "640"
     ) -> Stream:
         """The board's available images, in its order, as a ZIP with their credits."""
-        return await export_zip(request, storage_of(request), _found(view_token), rendition)
+        return await export_zip(request, storage_of(request), found, rendition)
 
     @get("/{view_token:str}/contact-sheet", name="public:board-sheet")
     async def contact_sheet(
-        self, request: Request[Any, Any, Any], view_token: ViewToken, paper: ExportPaper = "a4"
+        self, request: Request[Any, Any, Any], found: Found, paper: ExportPaper = "a4"
     ) -> Response[bytes]:
         """The board's available images, in its order, as a printable contact sheet."""
-        return await export_sheet(request, storage_of(request), _found(view_token), paper)
-
-
-def _found(view_token: str) -> Callable[[], Awaitable[tuple[list[int], str]]]:
-    """What a board's export holds: its image ids in order (the export keeps the published
-    ones only) and its title."""
-
-    async def found() -> tuple[list[int], str]:
-        board = await service.current(await service.board(view_token))
-        return [item.image_id for item in board.items], board.title or "A board"
-
-    return found
+        return await export_sheet(request, storage_of(request), found, paper)

@@ -13,6 +13,10 @@ from rk.server.site import IMAGE_COLUMNS
 
 DAY_S = 86_400
 """The window of the per-address limit on new boards."""
+INSERT_BOARD = (
+    "INSERT INTO boards (view_token, edit_hash, title, client_hash, created_at, updated_at)"
+    " VALUES ({}, {}, {}, {}, {}, {}) RETURNING id"
+)
 
 
 async def created_since(client_hash: str, since: int) -> int:
@@ -80,16 +84,8 @@ async def insert_board(
                 await rows("SELECT pg_advisory_xact_lock(hashtext({}))", client_hash)
             if await created_since(client_hash, now - DAY_S) >= per_day:
                 return None
-        board = Board(
-            view_token=view_token,
-            edit_hash=edit_hash,
-            title=title,
-            client_hash=client_hash,
-            created_at=now,
-            updated_at=now,
-        )
-        await board.save()
-        board_id = int(board.id)
+        made = await rows(INSERT_BOARD, view_token, edit_hash, title, client_hash, now, now)
+        board_id = int(made[0]["id"])
         await _insert_items(board_id, items)
     return board_id
 

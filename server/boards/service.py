@@ -33,26 +33,14 @@ SHOWN_IDS = 10
 """At most this many refused image ids are named in an error line."""
 
 
-class WrongKey(ApiError):
-    """The edit key is missing or is not this board's."""
+class Refused(ApiError):
+    """A write the board rules refuse, with its status: 403 a missing or wrong edit key,
+    413 more items than ``boards.max_items``, 429 past ``boards.per_address_per_day``."""
 
-    status_code = 403
-
-
-class TooManyItems(ApiError):
-    """A board with more items than ``boards.max_items``."""
-
-    status_code = 413
-
-
-class TooManyBoards(ApiError):
-    """This address created ``boards.per_address_per_day`` boards in the last 24 hours."""
-
-    status_code = 429
-
-    def __init__(self, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
-        self.headers = {"Retry-After": "3600"}
+        self.status_code = status
+        self.headers = headers
 
 
 def _checked(limits: BoardSettings, write: BoardWrite) -> tuple[str, list[tuple[int, str]]]:
@@ -62,7 +50,7 @@ def _checked(limits: BoardSettings, write: BoardWrite) -> tuple[str, list[tuple[
     if len(title) > limits.title_max:
         raise BadRequest(f"title is longer than {limits.title_max} characters")
     if len(write.items) > limits.max_items:
-        raise TooManyItems(f"a board holds at most {limits.max_items} items")
+        raise Refused(413, f"a board holds at most {limits.max_items} items")
     seen: set[int] = set()
     items: list[tuple[int, str]] = []
     for item in write.items:
@@ -100,7 +88,7 @@ async def create(
     view, key, per_day = new_view_token(), new_edit_key(), limits.per_address_per_day
     made = await repository.insert_board(view, digest(key), title, client, items, now, per_day)
     if made is None:
-        raise TooManyBoards(f"at most {per_day} boards a day per address")
+        raise Refused(429, f"at most {per_day} boards a day per address", {"Retry-After": "3600"})
     row = await board(view)
     return BoardCreated(
         view_url=view_path(view),
@@ -119,9 +107,9 @@ async def board(view_token: str) -> dict[str, Any]:
 
 
 def check_key(row: dict[str, Any], key: str | None) -> None:
-    """WrongKey unless ``key`` is the board's edit key (compared in constant time)."""
+    """Refused (403) unless ``key`` is the board's edit key (compared in constant time)."""
     if not key or not EDIT_KEY.match(key) or not key_matches(key, str(row["edit_hash"])):
-        raise WrongKey("this link cannot edit the board: the edit key is missing or wrong")
+        raise Refused(403, "this link cannot edit the board: the edit key is missing or wrong")
 
 
 async def replace(limits: BoardSettings, row: dict[str, Any], write: BoardWrite) -> None:

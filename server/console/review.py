@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
@@ -117,18 +118,8 @@ async def covers(storage: Storage, items: list[dict[str, Any]]) -> dict[int, Pic
 
 
 def _audit(row: dict[str, Any]) -> AuditEntry:
-    return AuditEntry(
-        id=int(row["id"]),
-        article_id=int(row["article_id"]),
-        article_title=str(row.get("title") or ""),
-        actor=str(row["actor"]),
-        old_status=str(row["old_status"]),
-        new_status=str(row["new_status"]),
-        via=str(row["via"]),
-        at=int(row["at"]),
-        reason=str(row["reason"]),
-        undoes=int(row["undoes"]),
-    )
+    """An audit row as an entry, typed by ``AuditEntry``'s fields (only the log reads a title)."""
+    return msgspec.convert({**row, "article_title": row.get("title") or ""}, AuditEntry)
 
 
 async def article_audit(article_id: int) -> list[AuditEntry]:

@@ -27,6 +27,7 @@ from rk.core.api.sources import season_slug
 from rk.core.api.wire import CrawlTask
 from rk.core.config import QueueSettings
 from rk.server.crawl.repository import (
+    ClaimedTask,
     CrawlStore,
     CrawlTaskRow,
     TaskState,
@@ -77,6 +78,13 @@ def _slug(slugs: str, source: str) -> str:
         return ""
     slug = value.get(source) if isinstance(value, dict) else None
     return slug if isinstance(slug, str) else ""
+
+
+def _wire_task(task: ClaimedTask, source: str) -> CrawlTask:
+    """The claimed task as a spider gets it: the fields both types have, and its brand's slug
+    on ``source``."""
+    shared = msgspec.structs.asdict(task)
+    return msgspec.convert({**shared, "slug": _slug(task.brand_slugs, source)}, CrawlTask)
 
 
 def _like_prefix(prefix: str) -> str:
@@ -169,16 +177,7 @@ class CrawlTasks:
             await self._fail_lost(now, expired_before, max_attempts)
         while task := await self.store.claim(worker, source, now, expired_before, max_attempts):
             if task.brand_name is not None:
-                return CrawlTask(
-                    id=task.id,
-                    brand_id=task.brand_id,
-                    brand_uid=task.brand_uid,
-                    brand_name=task.brand_name,
-                    max_shows=task.max_shows,
-                    source=task.source,
-                    slug=_slug(task.brand_slugs, source),
-                    season=task.season,
-                )
+                return _wire_task(task, source)
             state = TaskState(id=task.id, status="running", worker=worker, attempts=task.attempts)
             await self.store.finish(
                 state, "failed", 0, f"brand {task.brand_id} does not exist", now

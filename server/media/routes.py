@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, put
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.params import Parameter
 from msgspec import Struct
 
@@ -55,6 +56,32 @@ REFUSALS: tuple[tuple[type[RkError], int], ...] = (
 )
 """The status of each way a signed URL can fail, most specific first (expiries are
 SignatureErrors): a malformed grant 422, an expired one 410, a bad signature 403, no secret 503."""
+
+
+@dataclass(frozen=True)
+class MediaRequest:
+    """What both ``/media`` handlers work with: the key the path names (leading slashes
+    dropped), the app's ``storage``, the ``secret`` that signs upload and read URLs, and the
+    ``settings``."""
+
+    key: str
+    storage: Storage
+    secret: str
+    settings: Settings
+
+
+def media_request(
+    key: KeyParam,
+    storage: NamedDependency[Storage],
+    secret: NamedDependency[str],
+    settings: NamedDependency[Settings],
+) -> MediaRequest:
+    """The path's key and the app-level dependencies the handlers need, as one (``media``)."""
+    return MediaRequest(key.lstrip("/"), storage, secret, settings)
+
+
+Media = NamedDependency[MediaRequest]
+"""The controller's ``media`` dependency, as its handlers declare it."""
 
 
 class MediaStored(Struct, frozen=True, kw_only=True):
@@ -137,21 +164,16 @@ class MediaController(Controller):
     """Signed uploads into, and cached downloads from, the configured storage."""
 
     path = "/media"
+    dependencies = {"media": Provide(media_request, sync_to_thread=False)}
 
     @put("/upload/{key:path}", request_max_body_size=None, status_code=201)
-    async def upload(
-        self,
-        request: Request[Any, Any, Any],
-        key: KeyParam,
-        storage: NamedDependency[Storage],
-        secret: NamedDependency[str],
-    ) -> Response[Any]:
+    async def upload(self, request: Request[Any, Any, Any], media: Media) -> Response[Any]:
         """Store the body under ``key`` if the URL's signature, size and sha1 all agree."""
-        key = key.lstrip("/")
+        key = media.key
         if not is_media_key(key):
             return error_answer(422, f"key {key[:80]!r} is not a media key")
         try:
-            grant = verify_upload(secret, key, dict(request.query_params))
+            grant = verify_upload(media.secret, key, dict(request.query_params))
         except (InvalidKey, SignatureError, ConfigError) as exc:
             return _refused(exc)
         declared = request.headers.get("content-length")
@@ -165,36 +187,29 @@ class MediaController(Controller):
         if hashlib.sha1(body).hexdigest() != grant.sha1:
             return error_answer(422, f"body sha1 differs from the {grant.sha1} the URL allows")
         try:
-            created = await storage.create(key, body, sha1=grant.sha1)
+            created = await media.storage.create(key, body, sha1=grant.sha1)
         except OSError as exc:
             return _storage_unavailable(key, exc)
         stored = MediaStored(key=key, size=grant.size, created=created)
         return Response(stored, status_code=201 if created else 200)
 
     @get("/{key:path}")
-    async def download(
-        self,
-        request: Request[Any, Any, Any],
-        key: KeyParam,
-        storage: NamedDependency[Storage],
-        secret: NamedDependency[str],
-        settings: NamedDependency[Settings],
-    ) -> Response[Any]:
+    async def download(self, request: Request[Any, Any, Any], media: Media) -> Response[Any]:
         """The bytes of a published key (or of any key, signed), typed by what they are."""
-        key = key.lstrip("/")
+        key = media.key
         if not is_media_key(key):
             return error_answer(404, f"no media at {key[:80]!r}")
         query = dict(request.query_params)
         if "sig" in query or "expires" in query:
-            refused = _signed_read_refused(secret, key, query)
+            refused = _signed_read_refused(media.secret, key, query)
             if refused is not None:
                 return refused
             cache_control = PRIVATE
         elif await published_key(key):
-            cache_control = public_cache_control(settings.media.public_max_age_s)
+            cache_control = public_cache_control(media.settings.media.public_max_age_s)
         else:
             return error_answer(404, f"no media at {key}")
-        return await serve_object(request, storage, key, cache_control)
+        return await serve_object(request, media.storage, key, cache_control)
 
 
 def media_routes() -> list[type[Controller]]:

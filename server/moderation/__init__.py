@@ -13,7 +13,7 @@ from rk.server.moderation.moderation import (
     StaleArticle,
     UnknownArticle,
     moderate,
-    reopen,
+    restore,
     summary,
     visible_status,
 )
@@ -27,7 +27,7 @@ __all__ = [
     "StaleArticle",
     "UnknownArticle",
     "moderate",
-    "reopen",
+    "restore",
     "summary",
     "visible_status",
 ]

@@ -10,8 +10,9 @@ operator's CDN can be purged.
 
 A form may say which status it saw (``expected``): when the article changed meanwhile
 the change is refused (``StaleArticle``, 409) and nothing is written. A decision's reason
-and the audit row it undoes go into its own audit row, in the same transaction; ``reopen``
-returns a decided article to pending (the console's undo), audited and announced the same way.
+and the audit row it undoes go into its own audit row, in the same transaction; ``restore``
+returns a decided article to the status it had before (the console's undo), audited and
+announced the same way.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ Action = Literal["publish", "reject", "delete"]
 ACTIONS: tuple[str, ...] = get_args(Action)
 TARGET = {"publish": "published", "reject": "rejected", "delete": "deleted"}
 MAX_BATCH = 500
+DECIDED = ("published", "rejected")
+"""The statuses a decision leaves that ``restore`` can undo."""
 TAB_COUNTS: Recent[int, dict[str, int]] = Recent(ttl_s=5.0)
 """The console's recent tab counts per brand id (``console.articles.tab_counts``), kept five
 seconds per process. A decision here forgets them."""
@@ -193,20 +196,22 @@ async def moderate(
     return changes
 
 
-async def reopen(
+async def restore(
     pm: pluggy.PluginManager,
     article_id: int,
+    status: str,
     actor: Actor,
     expected: str,
     *,
+    undoes: int,
     backend_url: str = "",
-    record: Record = PLAIN,
 ) -> Change:
-    """Return a published or rejected article to pending (undoing its decision), audited and
-    announced like a decision; StaleArticle when it is not ``expected`` any more."""
-    if expected not in ("published", "rejected"):
-        raise ApiError(f"only a published or rejected article goes back to pending, not {expected}")
-    change = await _apply(article_id, "pending", actor, expected, record)
+    """Return a published or rejected article to ``status`` (pending, published or rejected),
+    undoing the decision of audit row ``undoes``: audited and announced like a decision;
+    StaleArticle when it is not ``expected`` any more."""
+    if expected not in DECIDED or status not in ("pending", *DECIDED):
+        raise ApiError(f"only a published or rejected article goes back, not {expected}")
+    change = await _apply(article_id, status, actor, expected, Record(undoes=undoes))
     await _announce(pm, change, backend_url)
     return change
 

@@ -29,6 +29,11 @@ PRESCAN = 1000
 ranked exactly: 25 each). Measured on 1M × 512 clustered vectors
 (``bench/vector_recall.py``): 250 already gave recall@20 1.0 with a centre, and 1,000
 gave 0.995 with none, so this holds when the centre came from a small first batch."""
+SCOPE_ROWS = 20_000
+"""A scope of at most this many rows is re-scored from int8 in full, without the sign-bit
+prescan: its top k sit farther from the query than a whole shard's, where sign bits order
+rows poorly (a 1 % scope of 1M clustered vectors, ``bench.scoped_vectors``: recall@20 0.84
+through the prescan)."""
 INT8_MAX = 127
 Words = npt.NDArray[np.uint64]
 
@@ -173,13 +178,14 @@ def candidates(
     ``rerank_count(k)`` (ties with lower image ids first, as the exact order breaks them).
 
     ``keep`` (one flag per row, parts end to end) is a scope: rows it drops are never
-    candidates; they are put out of reach inside the Hamming scan, before the cut.
+    candidates; they are put out of reach inside the Hamming scan, before the cut, and a
+    scope of at most ``SCOPE_ROWS`` rows skips that scan.
     """
     total = sum(len(part.images) for part in parts)
     if total == 0 or k < 1:
         return np.zeros(0, dtype=np.int64)
     positions = np.arange(total) if keep is None else np.flatnonzero(keep)
-    if len(positions) > prescan_count(k):
+    if len(positions) > (prescan_count(k) if keep is None else max(SCOPE_ROWS, prescan_count(k))):
         distances = hamming(parts, query)
         if keep is not None:
             distances[~keep] = np.iinfo(distances.dtype).max

@@ -30,11 +30,11 @@ def public_routes() -> list[ControllerRouterHandler]:
     """Every handler of the public site and its API, for ``routes.all_routes``."""
     from rk.server.site.api import PublicApi
     from rk.server.site.citing.routes import CitePages
-    from rk.server.site.exports.routes import ExportPages
+    from rk.server.site.exports.routes import export_routes
     from rk.server.site.pages import PublicPages
     from rk.server.site.search_pages import SearchPages
 
-    return [PublicPages, SearchPages, PublicApi, CitePages, ExportPages]
+    return [PublicPages, SearchPages, PublicApi, CitePages, export_routes()]
 
 
 __all__ = [

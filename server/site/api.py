@@ -18,7 +18,7 @@ from rk.server.site.facets import Facets
 from rk.server.site.http_cache import answer, render_json
 from rk.server.site.image import ImagePage
 from rk.server.site.page_cache import Rendered
-from rk.server.site.pages import PublicController, model_index, model_of, storage_of
+from rk.server.site.pages import PublicController, similar_of, storage_of
 from rk.server.site.params import (
     After,
     Before,
@@ -101,11 +101,8 @@ class PublicApi(PublicController):
         neighbours, or the nearest within ``scope``)."""
 
         async def render() -> Rendered:
-            model = model_of(request)
-            index = model_index(request, model)
-            return render_json(
-                await image_view(storage_of(request), image_id, model, scope_name, index)
-            )
+            asked = similar_of(request, scope_name)
+            return render_json(await image_view(storage_of(request), image_id, asked))
 
         return await answer(request, render, neighbours=True)
 

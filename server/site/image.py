@@ -47,6 +47,16 @@ class ShowRef(ShowFacts, frozen=True, kw_only=True):
     author: str = ""
 
 
+class Similar(Struct, frozen=True, kw_only=True):
+    """How an image's similar looks are asked for: under the backend's embedding ``model``
+    (None: it has none), within ``scope``, through its vector ``index`` (for a ``scope``
+    other than ``all``)."""
+
+    model: str | None = None
+    scope: str = "all"
+    index: ModelIndex | None = None
+
+
 class ScopeTab(Struct, frozen=True, kw_only=True):
     """One scope of similar looks as the page offers it: ``available`` when it holds a
     published show besides the image's own."""
@@ -120,14 +130,11 @@ async def scope_tabs(image_id: int, kind: str) -> list[ScopeTab]:
 
 
 async def similar_looks(
-    storage: Storage,
-    image_id: int,
-    model: str | None,
-    scope: str = "all",
-    index: ModelIndex | None = None,
+    storage: Storage, image_id: int, asked: Similar
 ) -> tuple[list[ScoredLook], str]:
-    """The published looks most like the image under ``model`` (within ``scope``), and why
-    there are none ("" if there are)."""
+    """The published looks most like the image as ``asked``, and why there are none ("" if
+    there are)."""
+    model, scope, index = asked.model, asked.scope, asked.index
     if model is None or (scope != "all" and index is None):
         return [], "Similar looks are off: this backend has no embedding model (vision.model)."
     if scope == "all" or index is None:
@@ -143,19 +150,10 @@ async def similar_looks(
     return looks, ""
 
 
-async def get_image(
-    storage: Storage,
-    image_id: int,
-    model: str | None,
-    scope: str = "all",
-    index: ModelIndex | None = None,
-) -> ImagePage:
-    """The image page of a published image; NotFound otherwise (BadScope for a bad scope).
-
-    ``model`` is the backend's embedding model id, None when it has none; ``index`` its
-    vector index, for a ``scope`` other than ``all``.
-    """
-    check_scope(scope)
+async def get_image(storage: Storage, image_id: int, asked: Similar) -> ImagePage:
+    """The image page of a published image, its similar looks as ``asked``; NotFound
+    otherwise (BadScope for a bad scope)."""
+    check_scope(asked.scope)
     row = await live_image_row(image_id)
     if row is None:
         raise NotFound(f"no published image {image_id}")
@@ -163,7 +161,7 @@ async def get_image(
     pictures = await show_image_rows(int(show["id"]))
     order = [int(p["id"]) for p in pictures]
     at = order.index(image_id)
-    looks, note = await similar_looks(storage, image_id, model, scope, index)
+    looks, note = await similar_looks(storage, image_id, asked)
     image = await picture_in(storage, row, show)
     look_id = None if image.look is None else await look_image_id(int(show["id"]), image.look)
     same = [p for p in pictures if p["role"] == row["role"]]
@@ -183,11 +181,11 @@ async def get_image(
         count=len(order),
         prev_id=order[at - 1] if at > 0 else None,
         next_id=order[at + 1] if at + 1 < len(order) else None,
-        model=model or "",
+        model=asked.model or "",
         similar=looks,
         similar_note=note,
-        scope=scope,
-        scopes=await scope_tabs(image_id, kind) if model else [],
+        scope=asked.scope,
+        scopes=await scope_tabs(image_id, kind) if asked.model else [],
         look_id=look_id,
         counter=Counter(what=what, number=number, total=len(same)),
         filmstrip=await filmstrip(storage, show, same, number - 1),

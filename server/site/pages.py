@@ -21,6 +21,8 @@ from rk.server.site.citing.jsonld import image_jsonld, show_jsonld
 from rk.server.site.citing.routes import base_of
 from rk.server.site.facets import facets
 from rk.server.site.http_cache import PRIVATE, answer, render_html, send
+from rk.server.site.image import Similar
+from rk.server.site.indexes import brand_groups, season_groups
 from rk.server.site.page_cache import Rendered, serve_cached
 from rk.server.site.params import (
     QUERIES,
@@ -56,18 +58,16 @@ def storage_of(request: Request[Any, Any, Any]) -> Storage:
     return storage
 
 
-def model_of(request: Request[Any, Any, Any]) -> str | None:
-    """The backend's embedding model id, None when it has none."""
+def similar_of(request: Request[Any, Any, Any], scope: str) -> Similar:
+    """How the image page and its JSON twin ask for similar looks: under the backend's
+    embedding model (None when it has none), within ``scope``, through the app's vector
+    index (None without a model or an index)."""
     embedder = runtime_of(request.app.state).embedder
-    return embedder.model_id if embedder is not None else None
-
-
-def model_index(request: Request[Any, Any, Any], model: str | None) -> ModelIndex | None:
-    """The app's vector index answering for ``model``; None without a model or an index."""
+    model = embedder.model_id if embedder is not None else None
     index = request.app.state.get("vector_index")
     if model is None or not isinstance(index, VectorIndex):
-        return None
-    return ModelIndex(index, model)
+        return Similar(model=model, scope=scope)
+    return Similar(model=model, scope=scope, index=ModelIndex(index, model))
 
 
 def listed(found: Listing, before: str | None, **more: Any) -> dict[str, Any]:
@@ -114,7 +114,8 @@ class PublicPages(PublicController):
         """Every brand with published shows, A–Z, with counts."""
 
         async def render() -> Rendered:
-            return render_html(request, "public/brands.html", {"index": await brands_view()})
+            grouped = brand_groups(await brands_view())
+            return render_html(request, "public/brands.html", {"page": grouped})
 
         return await answer(request, render)
 
@@ -136,7 +137,8 @@ class PublicPages(PublicController):
         """Every season with published shows, by year, with counts."""
 
         async def render() -> Rendered:
-            return render_html(request, "public/seasons.html", {"index": await seasons_view()})
+            grouped = season_groups(await seasons_view())
+            return render_html(request, "public/seasons.html", {"page": grouped})
 
         return await answer(request, render)
 
@@ -173,9 +175,7 @@ class PublicPages(PublicController):
         cached nor shared)."""
 
         async def render(moderator: bool = False) -> Rendered:
-            model = model_of(request)
-            index = model_index(request, model)
-            found = await image_view(storage_of(request), image_id, model, scope_name, index)
+            found = await image_view(storage_of(request), image_id, similar_of(request, scope_name))
             jsonld = image_jsonld(found, base_of(request))
             context = {"page": found, "jsonld": jsonld, "moderator": moderator}
             return render_html(request, "public/image.html", context, vary="Cookie")

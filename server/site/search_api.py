@@ -16,6 +16,7 @@ from litestar.di import NamedDependency
 from litestar.params import Parameter
 from msgspec import Struct
 
+from rk.core.api.embedders import Embedder
 from rk.core.api.errors import NoTextTower
 from rk.core.api.storage import Storage
 from rk.core.api.vector_indexes import VectorIndex
@@ -126,8 +127,7 @@ class SearchController(Controller):
         ``colour``, those most of that colour (alone, or among the text's or a kept photo's
         nearest, or in the shows the filters list)."""
         if colour is not None:
-            embedder = runtime_of(state).embedder
-            index = index_of(state, embedder.model_id) if embedder is not None else None
+            embedder, index = searching(state)
             filters = FilterQuery(brand=brand, season=season, year=year, city=city, kind=kind)
             found = await colour_search(
                 storage, embedder, index, colour, q=q, photo=photo, filters=filters, k=k
@@ -188,6 +188,13 @@ def index_of(state: State, model: str) -> ModelIndex:
     if not isinstance(index, VectorIndex):
         raise RuntimeError("the vector index is opened by embedding_lifespan")
     return ModelIndex(index, model)
+
+
+def searching(state: State) -> tuple[Embedder | None, ModelIndex | None]:
+    """The backend's embedder and its model's view of the vector index, for a search that
+    can go on without them (None, None when the backend has no model)."""
+    embedder = runtime_of(state).embedder
+    return embedder, index_of(state, embedder.model_id) if embedder is not None else None
 
 
 async def _upload(request: Request) -> bytes:

@@ -62,7 +62,7 @@ from rk.server.site.search import (
     like_image,
     like_target,
 )
-from rk.server.site.search_api import index_of
+from rk.server.site.search_api import searching
 from rk.server.site.show_filters import BadFilter
 
 Photo = Annotated[
@@ -134,8 +134,7 @@ class SearchPages(Controller):
         """The search box and the colour swatches; results for ``q`` (words), ``like`` (an
         image id) or ``photo`` (a kept search photo), or by ``colour`` (alone, or with the
         words, the photo or the show filters)."""
-        embedder = runtime_of(state).embedder
-        index = index_of(state, embedder.model_id) if embedder is not None else None
+        embedder, index = searching(state)
         shown = (q or "")[: MAX_QUERY_CHARS * 2]
         if colour is not None:
             filters = FilterQuery(brand=brand, season=season, year=year, city=city, kind=kind)
@@ -193,8 +192,7 @@ async def _photo_page(
     request: Request[Any, Any, Any], state: State, storage: Storage, sha1: str
 ) -> Response[bytes]:
     """The results of a kept search photo, the photo shown beside them."""
-    embedder = runtime_of(state).embedder
-    index = index_of(state, embedder.model_id) if embedder is not None else None
+    embedder, index = searching(state)
     try:
         photo, looks = await photo_looks(storage, embedder, index, sha1)
     except (PhotoGone, SearchOff) as exc:
@@ -214,8 +212,7 @@ async def _colour_page(
     filters: FilterQuery,
 ) -> Response[bytes]:
     """The looks most of ``colour`` among what the words, photo and filters allow."""
-    embedder = runtime_of(state).embedder
-    index = index_of(state, embedder.model_id) if embedder is not None else None
+    embedder, index = searching(state)
     shown = colour[: MAX_QUERY_CHARS // 4]
     try:
         found = await colour_search(

@@ -10,10 +10,9 @@ from __future__ import annotations
 from msgspec import Struct
 
 from rk.core.api.storage import Storage
-from rk.server.similarity import ModelIndex
 from rk.server.site.brands import BrandCount, BrandIndex, brand_by_uid, brand_index
 from rk.server.site.facets import Facets, facets
-from rk.server.site.image import ImagePage, get_image
+from rk.server.site.image import ImagePage, Similar, get_image
 from rk.server.site.params import FilterQuery, ShowsQuery, parse_id
 from rk.server.site.seasons.index import SeasonIndex, season_index
 from rk.server.site.seasons.lead import SeasonLead, season_lead
@@ -78,16 +77,9 @@ async def show_view(storage: Storage, show_id: str) -> Show:
     return await get_show(storage, parse_id(show_id, "show"))
 
 
-async def image_view(
-    storage: Storage,
-    image_id: str,
-    model: str | None,
-    scope: str = "all",
-    index: ModelIndex | None = None,
-) -> ImagePage:
-    """A published image, its place in its show and its similar looks under ``model``
-    (within ``scope``)."""
-    return await get_image(storage, parse_id(image_id, "image"), model, scope, index)
+async def image_view(storage: Storage, image_id: str, asked: Similar) -> ImagePage:
+    """A published image, its place in its show and its similar looks as ``asked``."""
+    return await get_image(storage, parse_id(image_id, "image"), asked)
 
 
 async def seasons_view() -> SeasonIndex:

@@ -9,8 +9,9 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
+from litestar.params import QueryParameter
 from msgspec import Struct
 
 from rk.server.colour import named_colours
@@ -25,21 +26,37 @@ MAX_TEXT = 200
 """Longest designer, city or season slug."""
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
+Tag = Annotated[str | None, QueryParameter(description="A tag to follow, e.g. trench coat")]
+Colour = Annotated[str | None, QueryParameter(description="A colour name to follow, e.g. oxblood")]
+Designer = Annotated[str | None, QueryParameter(description="A brand's uid or name")]
+City = Annotated[str | None, QueryParameter(description="A city of published shows, e.g. Paris")]
+Kind = Annotated[str | None, QueryParameter(description="runway or street")]
+From = Annotated[
+    str | None,
+    QueryParameter(name="from", description="Season slug compared from (default: the one before)"),
+]
+To = Annotated[
+    str | None,
+    QueryParameter(name="to", description="Season slug compared to (default: the latest)"),
+]
+
 
 class BadTrend(BadRequest):
     """A trends parameter rk cannot use (400)."""
 
 
 class TrendQuery(Struct, frozen=True, kw_only=True):
-    """The parameters as they arrived (None: not given)."""
+    """The parameters as they arrived (None: not given); the page, the CSV and the JSON
+    route read it from the query string as one dependency (``before``/``after`` are
+    ``from``/``to`` there)."""
 
-    tag: str | None = None
-    colour: str | None = None
-    designer: str | None = None
-    city: str | None = None
-    kind: str | None = None
-    before: str | None = None
-    after: str | None = None
+    tag: Tag = None
+    colour: Colour = None
+    designer: Designer = None
+    city: City = None
+    kind: Kind = None
+    before: From = None
+    after: To = None
 
 
 class CheckedQuery(Struct, frozen=True, kw_only=True):

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from litestar import Controller, Request, Response, get
+from litestar.di import NamedDependency, Provide
 from litestar.params import QueryParameter
 
 from rk.server.colour import named_colours
@@ -37,35 +38,9 @@ CACHE_CONTROL = "no-cache"
 CSV_TYPE = "text/csv"
 """Sent as ``text/csv; charset=utf-8`` (Litestar adds the charset)."""
 
-Tag = Annotated[str | None, QueryParameter(description="A tag to follow, e.g. trench coat")]
-Colour = Annotated[str | None, QueryParameter(description="A colour name to follow, e.g. oxblood")]
-Designer = Annotated[str | None, QueryParameter(description="A brand's uid or name")]
-City = Annotated[str | None, QueryParameter(description="A city of published shows, e.g. Paris")]
-Kind = Annotated[str | None, QueryParameter(description="runway or street")]
-From = Annotated[
-    str | None,
-    QueryParameter(name="from", description="Season slug compared from (default: the one before)"),
-]
-To = Annotated[
-    str | None,
-    QueryParameter(name="to", description="Season slug compared to (default: the latest)"),
-]
 Format = Annotated[str | None, QueryParameter(description="json (default) or csv")]
-
-
-def raw_query(
-    tag: str | None,
-    colour: str | None,
-    designer: str | None,
-    city: str | None,
-    kind: str | None,
-    before: str | None,
-    after: str | None,
-) -> TrendQuery:
-    """The parameters as they came, for ``checked``."""
-    return TrendQuery(
-        tag=tag, colour=colour, designer=designer, city=city, kind=kind, before=before, after=after
-    )
+QUERY = {"raw": Provide(TrendQuery, sync_to_thread=False)}
+"""The dependency that reads the trend parameters, once for all three routes."""
 
 
 async def csv_answer(request: Request[Any, Any, Any], query: CheckedQuery) -> Response[Any]:
@@ -130,21 +105,13 @@ class TrendsPages(Controller):
 
     include_in_schema = False
     tags = ("public",)
+    dependencies = QUERY
 
     @get("/trends", name="public:trends")
     async def page(
-        self,
-        request: Request[Any, Any, Any],
-        tag: Tag = None,
-        colour: Colour = None,
-        designer: Designer = None,
-        city: City = None,
-        kind: Kind = None,
-        before: From = None,
-        after: To = None,
+        self, request: Request[Any, Any, Any], raw: NamedDependency[TrendQuery]
     ) -> Response[Any]:
         """A tag's or colour's share of looks per season, and the risers and fallers."""
-        raw = raw_query(tag, colour, designer, city, kind, before, after)
         try:
             query = await checked(raw)
             async with slots_of(request.app.state).hold():
@@ -161,18 +128,9 @@ class TrendsPages(Controller):
 
     @get("/trends.csv", name="public:trends-csv")
     async def download(
-        self,
-        request: Request[Any, Any, Any],
-        tag: Tag = None,
-        colour: Colour = None,
-        designer: Designer = None,
-        city: City = None,
-        kind: Kind = None,
-        before: From = None,
-        after: To = None,
+        self, request: Request[Any, Any, Any], raw: NamedDependency[TrendQuery]
     ) -> Response[Any]:
         """The trend's table as CSV (same parameters as the page)."""
-        raw = raw_query(tag, colour, designer, city, kind, before, after)
         return await csv_answer(request, await checked(raw))
 
 
@@ -181,25 +139,20 @@ class TrendsApi(Controller):
 
     path = "/api"
     tags = ("public",)
+    dependencies = QUERY
 
     @get("/trends", summary="A tag's or colour's share of looks per season; risers and fallers")
     async def trends(
         self,
         request: Request[Any, Any, Any],
-        tag: Tag = None,
-        colour: Colour = None,
-        designer: Designer = None,
-        city: City = None,
-        kind: Kind = None,
-        before: From = None,
-        after: To = None,
+        raw: NamedDependency[TrendQuery],
         format: Format = None,
     ) -> Response[Trends]:
         """Share = looks with the tag or colour ÷ published looks of the season in scope."""
         kind_of = (format or "json").strip().lower()
         if kind_of not in ("json", "csv"):
             raise BadTrend(f"format must be json or csv, not {kind_of[:20]!r}")
-        query = await checked(raw_query(tag, colour, designer, city, kind, before, after))
+        query = await checked(raw)
         if kind_of == "csv":
             return await csv_answer(request, query)
         async with slots_of(request.app.state).hold():

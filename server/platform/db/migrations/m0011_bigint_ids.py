@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from piccolo.engine.base import Engine
 
-from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import bigint_ids
 
 GROWING = (
     "brands",
@@ -27,8 +27,4 @@ GROWING = (
 
 async def forwards(engine: Engine) -> None:
     """Widen the ids (and sequences) of the growing tables on PostgreSQL."""
-    if engine.engine_type != "postgres":
-        return
-    for table in GROWING:
-        await execute(engine, f"ALTER TABLE {table} ALTER COLUMN id TYPE BIGINT")
-        await execute(engine, f"ALTER SEQUENCE {table}_id_seq AS BIGINT")
+    await bigint_ids(engine, *GROWING)

@@ -8,9 +8,8 @@ The indexes serve the console's keyset-paginated lists (newest first per status)
 from __future__ import annotations
 
 from piccolo.columns import BigInt, Column, Varchar
-from piccolo.engine.base import Engine
 
-from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migration_steps import schema_steps
 
 
 def _tables() -> dict[str, dict[str, Column]]:
@@ -55,9 +54,4 @@ STATEMENTS = [
 ]
 
 
-async def forwards(engine: Engine) -> None:
-    """Create the console's tables, add roles to accounts, then the list indexes."""
-    for tablename, columns in _tables().items():
-        await create_table(engine, tablename, columns)
-    for sql in STATEMENTS:
-        await execute(engine, sql)
+forwards = schema_steps(STATEMENTS, tables=_tables)

@@ -22,6 +22,7 @@ from piccolo.columns import BigInt, Varchar
 from piccolo.engine.base import Engine
 
 from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migration_steps import each_engine, sqlite_row_trigger
 
 SQLITE_BUMP = (
     "UPDATE public_changes SET version = version + 1,"
@@ -53,6 +54,19 @@ SQLITE_TRIGGERS = {
     "neighbors_update": ("AFTER UPDATE ON image_neighbors", "1", "neighbours"),
     "neighbors_delete": ("AFTER DELETE ON image_neighbors", "1", "neighbours"),
 }
+SQLITE = [
+    sqlite_row_trigger(f"rk_public_{name}", event, when, SQLITE_BUMP.format(name=counter))
+    for name, (event, when, counter) in SQLITE_TRIGGERS.items()
+]
+PG_BUMP_CONTENT_IF = """CREATE OR REPLACE FUNCTION {name}() RETURNS trigger AS $$
+    BEGIN
+      IF EXISTS ({rows}) THEN
+        UPDATE public_changes SET version = version + 1,
+          changed_at = extract(epoch FROM now())::bigint WHERE name = 'content';
+      END IF;
+      RETURN NULL;
+    END $$ LANGUAGE plpgsql"""
+"""A trigger function that moves ``content`` when the query ``rows`` finds a row."""
 PG_FUNCTIONS = [
     """CREATE OR REPLACE FUNCTION rk_public_bump() RETURNS trigger AS $$
     BEGIN
@@ -60,32 +74,20 @@ PG_FUNCTIONS = [
         changed_at = extract(epoch FROM now())::bigint WHERE name = TG_ARGV[0];
       RETURN NULL;
     END $$ LANGUAGE plpgsql""",
-    """CREATE OR REPLACE FUNCTION rk_public_bump_image() RETURNS trigger AS $$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM articles
-            WHERE id IN (NEW.article_id, OLD.article_id) AND status = 'published') THEN
-        UPDATE public_changes SET version = version + 1,
-          changed_at = extract(epoch FROM now())::bigint WHERE name = 'content';
-      END IF;
-      RETURN NULL;
-    END $$ LANGUAGE plpgsql""",
-    """CREATE OR REPLACE FUNCTION rk_public_bump_articles() RETURNS trigger AS $$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM changed_articles WHERE status = 'published') THEN
-        UPDATE public_changes SET version = version + 1,
-          changed_at = extract(epoch FROM now())::bigint WHERE name = 'content';
-      END IF;
-      RETURN NULL;
-    END $$ LANGUAGE plpgsql""",
-    """CREATE OR REPLACE FUNCTION rk_public_bump_images() RETURNS trigger AS $$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM changed_images i JOIN articles a ON a.id = i.article_id
-            WHERE a.status = 'published') THEN
-        UPDATE public_changes SET version = version + 1,
-          changed_at = extract(epoch FROM now())::bigint WHERE name = 'content';
-      END IF;
-      RETURN NULL;
-    END $$ LANGUAGE plpgsql""",
+    PG_BUMP_CONTENT_IF.format(
+        name="rk_public_bump_image",
+        rows="SELECT 1 FROM articles\n            WHERE id IN (NEW.article_id, OLD.article_id)"
+        " AND status = 'published'",
+    ),
+    PG_BUMP_CONTENT_IF.format(
+        name="rk_public_bump_articles",
+        rows="SELECT 1 FROM changed_articles WHERE status = 'published'",
+    ),
+    PG_BUMP_CONTENT_IF.format(
+        name="rk_public_bump_images",
+        rows="SELECT 1 FROM changed_images i JOIN articles a ON a.id = i.article_id"
+        "\n            WHERE a.status = 'published'",
+    ),
 ]
 PG_TRIGGERS = [
     "CREATE TRIGGER rk_public_articles_insert AFTER INSERT ON articles"
@@ -125,13 +127,4 @@ async def forwards(engine: Engine) -> None:
         "INSERT INTO public_changes (name, version, changed_at)"
         " VALUES ('content', 0, 0), ('neighbours', 0, 0)",
     )
-    if engine.engine_type == "sqlite":
-        for name, (event, when, counter) in SQLITE_TRIGGERS.items():
-            await execute(
-                engine,
-                f"CREATE TRIGGER rk_public_{name} {event} FOR EACH ROW WHEN {when}"
-                f" BEGIN {SQLITE_BUMP.format(name=counter)} END",
-            )
-        return
-    for sql in [*PG_FUNCTIONS, *PG_TRIGGERS]:
-        await execute(engine, sql)
+    await each_engine(engine, SQLITE, [*PG_FUNCTIONS, *PG_TRIGGERS])

@@ -10,9 +10,7 @@ Existing rows: looks get their number (``position``), details stay NULL (unlinke
 
 from __future__ import annotations
 
-from piccolo.engine.base import Engine
-
-from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import schema_steps
 
 STATEMENTS = [
     "ALTER TABLE images ADD COLUMN look_number INTEGER NULL",
@@ -22,7 +20,4 @@ STATEMENTS = [
 ]
 
 
-async def forwards(engine: Engine) -> None:
-    """Add the two columns, fill look numbers of existing looks, and index them."""
-    for sql in STATEMENTS:
-        await execute(engine, sql)
+forwards = schema_steps(STATEMENTS)

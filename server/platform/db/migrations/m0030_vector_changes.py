@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from piccolo.engine.base import Engine
 
-from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import each_engine, execute_all
 
 CLOCK_LOCK_KEY = 0x726B_7665_6373
 """The advisory-lock key vector writers hold until they commit
@@ -53,5 +53,5 @@ POSTGRES = [
 
 async def forwards(engine: Engine) -> None:
     """The column, its index, and the engine's stamping trigger."""
-    for sql in [*COMMON, *(SQLITE if engine.engine_type == "sqlite" else POSTGRES)]:
-        await execute(engine, sql)
+    await execute_all(engine, COMMON)
+    await each_engine(engine, SQLITE, POSTGRES)

@@ -22,6 +22,7 @@ from piccolo.columns import BigInt, Varchar
 from piccolo.engine.base import Engine
 
 from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migration_steps import each_engine, sqlite_row_trigger
 
 FACETS = {
     "total": "''",
@@ -79,6 +80,10 @@ SQLITE_TRIGGERS = {
         UPDATE_DELTAS,
     ),
 }
+SQLITE = [
+    sqlite_row_trigger(f"rk_facet_counts_{name}", event, when, f"{UPSERT.format(deltas=deltas)};")
+    for name, (event, when, deltas) in SQLITE_TRIGGERS.items()
+]
 PG_FUNCTIONS = [
     f"""CREATE OR REPLACE FUNCTION rk_facet_counts_statement() RETURNS trigger AS $$
     BEGIN
@@ -126,13 +131,4 @@ async def forwards(engine: Engine) -> None:
         "CREATE UNIQUE INDEX public_facet_counts_key ON public_facet_counts (facet, value)",
     )
     await execute(engine, UPSERT.format(deltas=table_deltas("articles", "1")))
-    if engine.engine_type == "sqlite":
-        for name, (event, when, deltas) in SQLITE_TRIGGERS.items():
-            await execute(
-                engine,
-                f"CREATE TRIGGER rk_facet_counts_{name} {event} FOR EACH ROW WHEN {when}"
-                f" BEGIN {UPSERT.format(deltas=deltas)}; END",
-            )
-        return
-    for sql in [*PG_FUNCTIONS, *PG_TRIGGERS]:
-        await execute(engine, sql)
+    await each_engine(engine, SQLITE, [*PG_FUNCTIONS, *PG_TRIGGERS])

@@ -16,7 +16,8 @@ from __future__ import annotations
 from piccolo.columns import BigInt
 from piccolo.engine.base import Engine
 
-from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migrate import create_table
+from rk.server.platform.db.migration_steps import each_engine
 
 SQLITE_STAMP = (
     "BEGIN UPDATE vector_clock SET value = value + 1 WHERE id = 1;"
@@ -38,6 +39,4 @@ SQLITE = [
 async def forwards(engine: Engine) -> None:
     """The clock table; on SQLite its row, set to the highest stamp, and the new triggers."""
     await create_table(engine, "vector_clock", {"value": BigInt(default=0)})
-    if engine.engine_type == "sqlite":
-        for sql in SQLITE:
-            await execute(engine, sql)
+    await each_engine(engine, SQLITE, postgres=())

@@ -17,6 +17,7 @@ from piccolo.columns import BigInt, Varchar
 from piccolo.engine.base import Engine
 
 from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migration_steps import each_engine
 
 CLOCK_LOCK_KEY = 0x726B_7665_6373
 """Migration 0030's advisory-lock key (``rk.server.similarity.vectors.clock``)."""
@@ -46,5 +47,4 @@ async def forwards(engine: Engine) -> None:
     await execute(
         engine, "CREATE INDEX vector_deletions_change_seq ON vector_deletions (change_seq)"
     )
-    for sql in SQLITE if engine.engine_type == "sqlite" else POSTGRES:
-        await execute(engine, sql)
+    await each_engine(engine, SQLITE, POSTGRES)

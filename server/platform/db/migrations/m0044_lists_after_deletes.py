@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from piccolo.engine.base import Engine
 
-from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import each_engine
 
 CLOCK_LOCK_KEY = 0x726B_7665_6373
 """Migration 0030's advisory-lock key (``rk.server.similarity.vectors.clock``)."""
@@ -46,5 +46,4 @@ POSTGRES = [
 
 async def forwards(engine: Engine) -> None:
     """The engine's trigger."""
-    for sql in SQLITE if engine.engine_type == "sqlite" else POSTGRES:
-        await execute(engine, sql)
+    await each_engine(engine, SQLITE, POSTGRES)

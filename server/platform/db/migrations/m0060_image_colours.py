@@ -15,41 +15,29 @@ from __future__ import annotations
 
 from piccolo.columns import BigInt, Integer, Real, Varchar
 from piccolo.engine.base import Engine
-from piccolo.table import create_table_class
 
 from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import bigint_ids, table_ddl
 
 IMAGE_KEY = 'FOREIGN KEY ("image_id") REFERENCES "images" ("id") ON DELETE CASCADE'
 
 
-def _table_ddl(engine: Engine) -> str:
-    """``CREATE TABLE image_colours`` as piccolo renders it for ``engine``, with the image key."""
-    table = create_table_class(
-        "ImageColoursFrozen",
-        class_kwargs={"tablename": "image_colours", "db": engine},
-        class_members={
-            "image_id": BigInt(),
-            "rank": Integer(),
-            "name": Varchar(length=32),
-            "hex": Varchar(length=7),
-            "lab_l": Real(),
-            "lab_a": Real(),
-            "lab_b": Real(),
-            "share": Real(),
-            "delta_e": Real(),
-            "computed_at": BigInt(default=0),
-        },
-    )
-    (ddl,) = table.create_table().ddl
-    return f"{ddl.rstrip().removesuffix(')')}, {IMAGE_KEY})"
-
-
 async def forwards(engine: Engine) -> None:
     """Create ``image_colours`` with its key to ``images`` and its two indexes."""
-    await execute(engine, _table_ddl(engine))
-    if engine.engine_type == "postgres":
-        await execute(engine, "ALTER TABLE image_colours ALTER COLUMN id TYPE BIGINT")
-        await execute(engine, "ALTER SEQUENCE image_colours_id_seq AS BIGINT")
+    columns = {
+        "image_id": BigInt(),
+        "rank": Integer(),
+        "name": Varchar(length=32),
+        "hex": Varchar(length=7),
+        "lab_l": Real(),
+        "lab_a": Real(),
+        "lab_b": Real(),
+        "share": Real(),
+        "delta_e": Real(),
+        "computed_at": BigInt(default=0),
+    }
+    await execute(engine, table_ddl(engine, "image_colours", columns, IMAGE_KEY))
+    await bigint_ids(engine, "image_colours")
     await execute(
         engine,
         "CREATE UNIQUE INDEX image_colours_image_rank ON image_colours (image_id, rank)",

@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-from piccolo.engine.base import Engine
-
-from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import schema_steps
 
 STATEMENTS = [
     "ALTER TABLE moderation_audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
@@ -19,7 +17,4 @@ STATEMENTS = [
 ]
 
 
-async def forwards(engine: Engine) -> None:
-    """Add the two columns and the index."""
-    for sql in STATEMENTS:
-        await execute(engine, sql)
+forwards = schema_steps(STATEMENTS)

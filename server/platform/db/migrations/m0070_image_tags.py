@@ -15,37 +15,25 @@ from __future__ import annotations
 
 from piccolo.columns import BigInt, Real, Varchar
 from piccolo.engine.base import Engine
-from piccolo.table import create_table_class
 
 from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import bigint_ids, table_ddl
 
 IMAGE_KEY = 'FOREIGN KEY ("image_id") REFERENCES "images" ("id") ON DELETE CASCADE'
 
 
-def _table_ddl(engine: Engine) -> str:
-    """``CREATE TABLE image_tags`` as piccolo renders it for ``engine``, with the image key."""
-    table = create_table_class(
-        "ImageTagsFrozen",
-        class_kwargs={"tablename": "image_tags", "db": engine},
-        class_members={
-            "image_id": BigInt(),
-            "tag": Varchar(length=64),
-            "score": Real(null=True, default=None),
-            "state": Varchar(length=16, default="auto"),
-            "model": Varchar(length=200, default=""),
-            "vocabulary": Varchar(length=64, default=""),
-            "computed_at": BigInt(default=0),
-        },
-    )
-    (ddl,) = table.create_table().ddl
-    return f"{ddl.rstrip().removesuffix(')')}, {IMAGE_KEY})"
-
-
 async def forwards(engine: Engine) -> None:
     """Create ``image_tags`` with its key to ``images`` and its two indexes."""
-    await execute(engine, _table_ddl(engine))
-    if engine.engine_type == "postgres":
-        await execute(engine, "ALTER TABLE image_tags ALTER COLUMN id TYPE BIGINT")
-        await execute(engine, "ALTER SEQUENCE image_tags_id_seq AS BIGINT")
+    columns = {
+        "image_id": BigInt(),
+        "tag": Varchar(length=64),
+        "score": Real(null=True, default=None),
+        "state": Varchar(length=16, default="auto"),
+        "model": Varchar(length=200, default=""),
+        "vocabulary": Varchar(length=64, default=""),
+        "computed_at": BigInt(default=0),
+    }
+    await execute(engine, table_ddl(engine, "image_tags", columns, IMAGE_KEY))
+    await bigint_ids(engine, "image_tags")
     await execute(engine, "CREATE UNIQUE INDEX image_tags_image_tag ON image_tags (image_id, tag)")
     await execute(engine, "CREATE INDEX image_tags_tag_state ON image_tags (tag, state)")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from piccolo.columns import BigInt, Varchar
 from piccolo.engine.base import Engine
-from piccolo.table import create_table_class
 
 from rk.server.platform.db.migrate import create_table, execute
+from rk.server.platform.db.migration_steps import each_engine, sqlite_row_trigger, table_ddl
 
 IMAGE_KEY = 'FOREIGN KEY ("image_id") REFERENCES "images" ("id") ON DELETE CASCADE'
 PUBLISHED_TAG = (
@@ -38,31 +38,25 @@ SQLITE_TRIGGERS = {
     ),
     "delete": ("AFTER DELETE ON image_tags", PUBLISHED_TAG.format(row="OLD")),
 }
+SQLITE = [
+    sqlite_row_trigger(f"rk_public_image_tags_{name}", event, when, SQLITE_BUMP)
+    for name, (event, when) in SQLITE_TRIGGERS.items()
+]
 PG_TRIGGER = (
     "CREATE TRIGGER rk_public_image_tags AFTER INSERT OR UPDATE OR DELETE ON image_tags"
     " FOR EACH STATEMENT EXECUTE FUNCTION rk_public_bump('content')"
 )
 
 
-def _runs_ddl(engine: Engine) -> str:
-    """``CREATE TABLE image_tag_runs`` as piccolo renders it for ``engine``, with the key."""
-    table = create_table_class(
-        "ImageTagRunsFrozen",
-        class_kwargs={"tablename": "image_tag_runs", "db": engine},
-        class_members={
-            "image_id": BigInt(),
-            "model": Varchar(length=200, default=""),
-            "vocabulary": Varchar(length=64, default=""),
-            "computed_at": BigInt(default=0),
-        },
-    )
-    (ddl,) = table.create_table().ddl
-    return f"{ddl.rstrip().removesuffix(')')}, {IMAGE_KEY})"
-
-
 async def forwards(engine: Engine) -> None:
     """Create both tables and their indexes, and the counter triggers of the engine."""
-    await execute(engine, _runs_ddl(engine))
+    runs = {
+        "image_id": BigInt(),
+        "model": Varchar(length=200, default=""),
+        "vocabulary": Varchar(length=64, default=""),
+        "computed_at": BigInt(default=0),
+    }
+    await execute(engine, table_ddl(engine, "image_tag_runs", runs, IMAGE_KEY))
     await execute(engine, "CREATE UNIQUE INDEX image_tag_runs_image ON image_tag_runs (image_id)")
     await execute(
         engine,
@@ -83,12 +77,4 @@ async def forwards(engine: Engine) -> None:
         },
     )
     await execute(engine, "CREATE INDEX image_tag_audit_image ON image_tag_audit (image_id, id)")
-    if engine.engine_type == "sqlite":
-        for name, (event, when) in SQLITE_TRIGGERS.items():
-            await execute(
-                engine,
-                f"CREATE TRIGGER rk_public_image_tags_{name} {event} FOR EACH ROW WHEN {when}"
-                f" BEGIN {SQLITE_BUMP} END",
-            )
-        return
-    await execute(engine, PG_TRIGGER)
+    await each_engine(engine, SQLITE, [PG_TRIGGER])

@@ -13,9 +13,7 @@ index name its predicate in their SQL as a literal, so every plan, generic or no
 
 from __future__ import annotations
 
-from piccolo.engine.base import Engine
-
-from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import schema_steps
 
 STATEMENTS = [
     "DROP INDEX IF EXISTS ingest_jobs_claim_idx",
@@ -33,7 +31,4 @@ STATEMENTS = [
 ]
 
 
-async def forwards(engine: Engine) -> None:
-    """Replace the four whole-table status and kind indexes with partial ones."""
-    for sql in STATEMENTS:
-        await execute(engine, sql)
+forwards = schema_steps(STATEMENTS)

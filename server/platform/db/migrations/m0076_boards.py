@@ -13,22 +13,11 @@ from __future__ import annotations
 
 from piccolo.columns import BigInt, Column, Integer, Text, Varchar
 from piccolo.engine.base import Engine
-from piccolo.table import create_table_class
 
 from rk.server.platform.db.migrate import execute
+from rk.server.platform.db.migration_steps import bigint_ids, table_ddl
 
 BOARD_KEY = 'FOREIGN KEY ("board_id") REFERENCES "boards" ("id") ON DELETE CASCADE'
-
-
-def _ddl(engine: Engine, name: str, members: dict[str, Column], suffix: str = "") -> str:
-    """``CREATE TABLE name`` as piccolo renders it for ``engine``, with ``suffix`` appended."""
-    table = create_table_class(
-        f"{name.title()}Frozen",
-        class_kwargs={"tablename": name, "db": engine},
-        class_members=members,
-    )
-    (ddl,) = table.create_table().ddl
-    return f"{ddl.rstrip().removesuffix(')')}{suffix})" if suffix else ddl
 
 
 async def forwards(engine: Engine) -> None:
@@ -47,12 +36,9 @@ async def forwards(engine: Engine) -> None:
         "position": Integer(default=0),
         "note": Text(default=""),
     }
-    await execute(engine, _ddl(engine, "boards", boards))
-    await execute(engine, _ddl(engine, "board_items", items, f", {BOARD_KEY}"))
-    if engine.engine_type == "postgres":
-        for table in ("boards", "board_items"):
-            await execute(engine, f"ALTER TABLE {table} ALTER COLUMN id TYPE BIGINT")
-            await execute(engine, f"ALTER SEQUENCE {table}_id_seq AS BIGINT")
+    await execute(engine, table_ddl(engine, "boards", boards))
+    await execute(engine, table_ddl(engine, "board_items", items, BOARD_KEY))
+    await bigint_ids(engine, "boards", "board_items")
     await execute(engine, "CREATE INDEX boards_client_created ON boards (client_hash, created_at)")
     await execute(
         engine, "CREATE INDEX board_items_board_position ON board_items (board_id, position)"
