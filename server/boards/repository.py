@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rk.server.platform.db.sql_rows import LIVE, engine_type, marks, rows
+from rk.server.platform.db.sql_rows import engine_type, rows
 from rk.server.platform.db.tables import Board, BoardItem
 from rk.server.platform.db.write_transactions import write_transaction
-from rk.server.site import IMAGE_COLUMNS
 
 DAY_S = 86_400
 """The window of the per-address limit on new boards."""
@@ -46,21 +45,6 @@ async def item_rows(board_id: int) -> list[dict[str, Any]]:
         " ORDER BY position, id",
         board_id,
     )
-
-
-async def live_image_rows(image_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """``IMAGE_COLUMNS`` with their show's names, by id, of those of these images that are
-    published and live (the only ones a board may show)."""
-    if not image_ids:
-        return {}
-    found = await rows(
-        f"SELECT {IMAGE_COLUMNS}, a.title, a.season, a.kind, COALESCE(b.name, '') AS brand_name"
-        " FROM images i JOIN articles a ON a.id = i.article_id"
-        " LEFT JOIN brands b ON b.id = a.brand_id"
-        f" WHERE i.id IN ({marks(len(image_ids))}) AND {LIVE}",
-        *image_ids,
-    )
-    return {int(row["id"]): row for row in found}
 
 
 async def insert_board(

@@ -27,7 +27,7 @@ from rk.server.boards.tokens import (
 )
 from rk.server.boards.wire import BoardCreated, BoardItemIn, BoardItemOut, BoardOut, BoardWrite
 from rk.server.platform.http.errors import ApiError, BadRequest, NotFound
-from rk.server.site import picture
+from rk.server.site import live_tile_rows, picture
 
 SHOWN_IDS = 10
 """At most this many refused image ids are named in an error line."""
@@ -69,7 +69,7 @@ def _checked(limits: BoardSettings, write: BoardWrite) -> tuple[str, list[tuple[
 async def _only_published(image_ids: Sequence[int], kept: set[int]) -> None:
     """BadRequest naming the ids among ``image_ids`` that are neither published nor ``kept``."""
     wanted = [image_id for image_id in image_ids if image_id not in kept]
-    live = await repository.live_image_rows(wanted)
+    live = await live_tile_rows(wanted)
     refused = [image_id for image_id in wanted if image_id not in live]
     if refused:
         named = ", ".join(str(image_id) for image_id in refused[:SHOWN_IDS])
@@ -133,7 +133,7 @@ async def board_out(storage: Storage, row: dict[str, Any]) -> BoardOut:
     """The board as shown: items in order, each available one with its thumbnail and page,
     each unpublished one with neither."""
     items = await repository.item_rows(int(row["id"]))
-    live = await repository.live_image_rows([int(item["image_id"]) for item in items])
+    live = await live_tile_rows([int(item["image_id"]) for item in items])
     shown: list[BoardItemOut] = []
     for position, item in enumerate(items):
         image_id, note = int(item["image_id"]), str(item["note"])

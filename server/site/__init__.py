@@ -20,7 +20,7 @@ from rk.server.site.exports import sheet_of as export_sheet
 from rk.server.site.exports import zip_of as export_zip
 from rk.server.site.http_cache import render_html, render_json, send
 from rk.server.site.pictures import Picture, picture
-from rk.server.site.repository.images import IMAGE_COLUMNS
+from rk.server.site.repository.images import IMAGE_COLUMNS, live_tile_rows
 from rk.server.site.schema_page import openapi_config
 from rk.server.site.search_api import SearchController
 from rk.server.site.seasons.index import Dated, dated_seasons
@@ -47,6 +47,7 @@ __all__ = [
     "dated_seasons",
     "export_sheet",
     "export_zip",
+    "live_tile_rows",
     "openapi_config",
     "picture",
     "render_html",
