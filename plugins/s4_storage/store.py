@@ -29,7 +29,7 @@ import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 from urllib.parse import unquote, urlsplit
 
 from rk.core.api.errors import ConfigError, InvalidKey
@@ -141,32 +141,39 @@ class ObjectStoreStorage:
         self, key: str, data: bytes, content_type: str = CONTENT_TYPE, *, sha1: str | None = None
     ) -> None:
         """Store ``data`` under ``key``, replacing what is there (atomically)."""
-        import obstore
-
-        attributes = self._attributes(key, data, content_type, sha1)
-        try:
-            await obstore.put_async(
-                self._store, key, data, attributes=attributes, use_multipart=False
-            )
-        except Exception as exc:
-            raise self._failed("put", key, exc) from exc
+        await self._write("overwrite", key, data, content_type, sha1)
 
     async def create(
         self, key: str, data: bytes, content_type: str = CONTENT_TYPE, *, sha1: str | None = None
     ) -> bool:
         """Store ``data`` under ``key`` unless it exists (exclusive); False when it did."""
+        return await self._write("create", key, data, content_type, sha1)
+
+    async def _write(
+        self,
+        mode: Literal["overwrite", "create"],
+        key: str,
+        data: bytes,
+        content_type: str,
+        sha1: str | None,
+    ) -> bool:
+        """One ``put_async`` of ``data``: ``overwrite`` replaces, ``create`` answers False
+        where an object exists."""
         import obstore
         from obstore.exceptions import AlreadyExistsError, PreconditionError
 
         attributes = self._attributes(key, data, content_type, sha1)
+        action = "create" if mode == "create" else "put"
         try:
             await obstore.put_async(
-                self._store, key, data, attributes=attributes, use_multipart=False, mode="create"
+                self._store, key, data, attributes=attributes, use_multipart=False, mode=mode
             )
-        except (AlreadyExistsError, PreconditionError):
-            return False
+        except (AlreadyExistsError, PreconditionError) as exc:
+            if mode == "create":
+                return False
+            raise self._failed(action, key, exc) from exc
         except Exception as exc:
-            raise self._failed("create", key, exc) from exc
+            raise self._failed(action, key, exc) from exc
         return True
 
     async def list_objects(self, prefix: str = "") -> AsyncIterator[ObjectInfo]:
