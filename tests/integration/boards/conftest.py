@@ -16,15 +16,6 @@ from tests.integration.server.helpers import Backend, backend_settings, running_
 
 
 @pytest.fixture
-async def site(
-    tmp_path: Path, plugin_manager: RkPluginManager, any_dsn: str
-) -> AsyncIterator[Backend]:
-    """A backend without a model, on SQLite and on PostgreSQL, default board limits."""
-    async with running_backend(backend_settings(tmp_path, database=any_dsn), plugin_manager) as b:
-        yield b
-
-
-@pytest.fixture
 async def tight(
     tmp_path: Path, plugin_manager: RkPluginManager, any_dsn: str
 ) -> AsyncIterator[Backend]:
