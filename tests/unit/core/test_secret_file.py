@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -67,14 +70,51 @@ def test_a_file_that_gives_no_secret_is_a_one_line_error(
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
-def test_an_unreadable_file_is_a_one_line_error(tmp_path: Path) -> None:
-    secret = tmp_path / "ingest.secret"
-    secret.write_text("x" * 64)
-    secret.chmod(0)
-    path = config(tmp_path, f"ingest: {{secret_file: {secret}}}\n")
-    with pytest.raises(ConfigError, match=r"secret_file: .*: cannot read \(Permission denied\)$"):
-        load_settings(path, environ={})
+NOBODY = 65534
+"""The unprivileged user a root test run reads as: root reads a file whatever its mode."""
+
+
+def load_error(path: Path) -> str:
+    """The ``ConfigError`` that loading ``path`` raises, read as this user, or as ``nobody``
+    in a forked child when this is root (the child only drops its ids and loads)."""
+    if os.geteuid() != 0:
+        with pytest.raises(ConfigError) as err:
+            load_settings(path, environ={})
+        return str(err.value)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        message = "no ConfigError"
+        try:
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            load_settings(path, environ={})
+        except ConfigError as exc:
+            message = str(exc)
+        finally:
+            os.write(write, message.encode())
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        message = answer.read().decode()
+    os.waitpid(pid, 0)
+    return message
+
+
+def test_an_unreadable_file_is_a_one_line_error() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="rk-unreadable-"))  # /tmp: nobody may look in
+    try:
+        folder.chmod(0o755)
+        secret = folder / "ingest.secret"
+        secret.write_text("x" * 64)
+        secret.chmod(0)
+        path = config(folder, f"ingest: {{secret_file: {secret}}}\n")
+        path.chmod(0o644)
+        message = load_error(path)
+    finally:
+        shutil.rmtree(folder)
+    assert re.search(r"secret_file: .*: cannot read \(Permission denied\)$", message), message
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize(
