@@ -172,6 +172,9 @@ class SpiderSettings(Section):
     contact: str = ""
     """Where a site reaches whoever runs this spider: an http(s) URL or an e-mail address."""
     robots: Literal["obey", "ignore"] = "obey"
+    robots_retry_s: Annotated[float, Meta(gt=0, le=86400)] = 60.0
+    """Seconds a robots.txt that answered 429 or 5xx refuses its host before it is read
+    again; a crawl task waits that long for it (up to five times) rather than failing."""
     per_host_concurrency: int = 4
     """Requests in flight at once per host, counted in this spider process."""
     min_interval_s: float = 0.5

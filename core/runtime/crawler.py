@@ -20,7 +20,7 @@ from rk.core.api.sources import BrandTarget, SeasonSource, ShowSummary, Source
 from rk.core.api.wire import BrandRef, ShowIngest
 from rk.core.runtime import worker_metrics
 from rk.core.runtime.client import BackendRejected
-from rk.core.runtime.robots import refused_by_robots
+from rk.core.runtime.robots import RobotsUnreachable, refused_by_robots, robots_error
 from rk.core.runtime.robots_shows import RobotsCheck, without_refused
 
 log = logging.getLogger("rk.crawl")
@@ -117,8 +117,9 @@ async def crawl(
 ) -> CrawlStats:
     """Crawl the newest ``limit`` shows (None or 0 = all); return what happened.
 
-    Listing errors propagate (the whole crawl failed); per-show errors, shows the backend
-    refused and what robots.txt refused are counted and logged; any other error raised by
+    Listing errors propagate (the whole crawl failed), and so does a robots.txt that could not
+    be read (``RobotsUnreachable``: no show is given up for it); per-show errors, shows the
+    backend refused and what robots.txt refused are counted and logged; any other error raised by
     ``sink`` propagates so nothing is silently lost. With ``robots``, images robots.txt
     refuses are left out of their show (``rk.core.runtime.robots_shows``).
     """
@@ -222,6 +223,8 @@ async def _fetch(
         log.info("skipped %s: %s", summary.url, exc)
         worker_metrics.SHOWS.labels("skipped").inc()
     except (SourceError, httpx.HTTPError, ValueError) as exc:
+        if robots_error(exc, RobotsUnreachable):
+            raise  # refused for now, not for good: the whole crawl waits (spider serve)
         if refused_by_robots(exc):
             stats.refused += 1
             worker_metrics.SHOWS.labels("refused").inc()

@@ -132,7 +132,9 @@ class PoliteTransport(httpx.AsyncBaseTransport):
         self.budget = budget
         self._inner = inner or httpx.AsyncHTTPTransport(retries=0)
         self._hosts: dict[str, _Host] = {}
-        self.robots = RobotsGate(settings.robots, self._fetch_robots, self.clock.now)
+        self.robots = RobotsGate(
+            settings.robots, self._fetch_robots, self.clock.now, settings.robots_retry_s
+        )
 
     def _host(self, host: str) -> _Host:
         state = self._hosts.get(host)
@@ -181,6 +183,8 @@ class PoliteTransport(httpx.AsyncBaseTransport):
             worker_metrics.ROBOTS_REFUSED.labels("request").inc()
             message = refusal(request.url, robots)
             log.info("%s %s", request.method, message)
+            if robots.unreachable:
+                raise self.robots.unreachable(request.url, robots, request)
             raise RobotsRefused(message, request=request)
 
     async def _send_once(self, request: httpx.Request, state: _Host) -> httpx.Response:

@@ -5,7 +5,8 @@ matching rule wins (most octets, ``Allow`` on a tie), with ``*`` and a final ``$
 wildcards. ``Crawl-delay`` (not in the RFC, but widely used) is read from the same group.
 A robots.txt is cached at most 24 h. Its answer decides the rest (section 2.3.1): 2xx is
 parsed, 4xx other than 429 allows everything, up to five redirects are followed, and a
-429 or a 5xx refuses the whole host until a retry (after ``RETRY_UNREACHABLE_S``) reads it.
+429 or a 5xx refuses the whole host until a retry (after ``spider.robots_retry_s``) reads it,
+a refusal that passes (``RobotsUnreachable``), so a crawl waits for it instead of losing shows.
 A network failure is not cached: it fails the request that needed robots.txt, and the next
 request tries again.
 """
@@ -17,7 +18,7 @@ import logging
 import math
 import string
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from typing import Literal, TypeVar
 from urllib.parse import urljoin
 
 import httpx
@@ -72,6 +73,20 @@ class Robots(Struct, frozen=True, kw_only=True):
 
 class RobotsRefused(httpx.RequestError):
     """robots.txt refuses this request; it was never sent."""
+
+
+E = TypeVar("E", bound=RobotsRefused)
+
+
+class RobotsUnreachable(RobotsRefused):
+    """robots.txt answered 429 or 5xx, so its host is refused for now, not for good:
+    ``retry_in_s`` seconds until it is read again."""
+
+    def __init__(
+        self, message: str, *, request: httpx.Request | None = None, retry_in_s: float
+    ) -> None:
+        super().__init__(message, request=request)
+        self.retry_in_s = retry_in_s
 
 
 def normalize(text: str) -> str:
@@ -189,16 +204,21 @@ def refusal(url: httpx.URL, robots: Robots) -> str:
     return f"refused by robots.txt: {origin(url)}/robots.txt disallows {target(url)}"
 
 
-def refused_by_robots(error: BaseException) -> bool:
-    """Whether ``error`` is, or was caused by, a RobotsRefused (sources wrap HTTP errors)."""
+def robots_error(error: BaseException, kind: type[E]) -> E | None:
+    """The ``kind`` that is ``error`` or caused it (sources wrap HTTP errors), if any."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
-        if isinstance(current, RobotsRefused):
-            return True
+        if isinstance(current, kind):
+            return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    return False
+    return None
+
+
+def refused_by_robots(error: BaseException) -> bool:
+    """Whether ``error`` is, or was caused by, a RobotsRefused."""
+    return robots_error(error, RobotsRefused) is not None
 
 
 async def _body(response: httpx.Response) -> str:
@@ -238,11 +258,12 @@ async def fetch_robots(site: str, get: Get, product: str = PRODUCT) -> Robots:
 
 class RobotsCache:
     """Each origin's robots.txt, fetched once at a time and kept ``CACHE_S`` (an unreadable
-    one ``RETRY_UNREACHABLE_S``)."""
+    one ``retry_s``)."""
 
-    def __init__(self, fetch: Fetch, now: Now) -> None:
+    def __init__(self, fetch: Fetch, now: Now, retry_s: float = RETRY_UNREACHABLE_S) -> None:
         self._fetch = fetch
         self._now = now
+        self._retry_s = retry_s
         self._entries: dict[str, tuple[Robots, float]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -259,18 +280,29 @@ class RobotsCache:
                     site,
                     robots.unreachable,
                 )
-            life = RETRY_UNREACHABLE_S if robots.unreachable else CACHE_S
+            life = self._retry_s if robots.unreachable else CACHE_S
             self._entries[site] = (robots, self._now() + life)
             return robots
+
+    def retry_in(self, site: str) -> float:
+        """Seconds until origin ``site``'s robots.txt is read again (0 when not cached)."""
+        cached = self._entries.get(site)
+        return max(0.0, cached[1] - self._now()) if cached is not None else 0.0
 
 
 class RobotsGate:
     """Which robots.txt governs a URL, by ``spider.robots``: ``obey`` reads it, ``ignore``
     does not and warns once per host."""
 
-    def __init__(self, mode: Literal["obey", "ignore"], fetch: Fetch, now: Now) -> None:
+    def __init__(
+        self,
+        mode: Literal["obey", "ignore"],
+        fetch: Fetch,
+        now: Now,
+        retry_s: float = RETRY_UNREACHABLE_S,
+    ) -> None:
         self.mode = mode
-        self.cache = RobotsCache(fetch, now)
+        self.cache = RobotsCache(fetch, now, retry_s)
         self._warned: set[str] = set()
 
     async def rules(self, url: httpx.URL) -> Robots | None:
@@ -288,8 +320,21 @@ class RobotsGate:
             return None
         return await self.cache.get(origin(url))
 
+    def unreachable(
+        self, url: httpx.URL, robots: Robots, request: httpx.Request | None = None
+    ) -> RobotsUnreachable:
+        """The refusal of ``url`` by an unreadable robots.txt, with when it is read again."""
+        return RobotsUnreachable(
+            refusal(url, robots), request=request, retry_in_s=self.cache.retry_in(origin(url))
+        )
+
     async def allows(self, url: str) -> bool:
-        """Whether robots.txt lets rk fetch ``url`` (fetching robots.txt, not ``url``)."""
+        """Whether robots.txt lets rk fetch ``url`` (fetching robots.txt, not ``url``).
+
+        An unreadable robots.txt raises ``RobotsUnreachable``: the answer is not known yet.
+        """
         parsed = httpx.URL(url)
         robots = await self.rules(parsed)
+        if robots is not None and robots.unreachable:
+            raise self.unreachable(parsed, robots)
         return robots is None or robots.allows(target(parsed))

@@ -2,7 +2,9 @@
 
 ``workers`` loops run at once, each crawling one brand; the first SIGINT/SIGTERM stops
 claiming and lets the brands in hand finish and be reported; a second aborts at once and
-leaves the in-hand tasks to their lease.
+leaves the in-hand tasks to their lease. A crawl refused by a robots.txt that could not be read
+(429 or 5xx) waits until it is read again and starts over, holding its task, so a site's
+passing outage loses no show and burns no attempt.
 """
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ from rk.core.runtime.client import (
     retry_backend,
 )
 from rk.core.runtime.crawler import CrawlStats, ShowUploader, crawl
+from rk.core.runtime.robots import RobotsUnreachable, robots_error
 from rk.core.runtime.robots_shows import RobotsCheck
 from rk.core.runtime.unreachable import unreachable_hint
 
 log = logging.getLogger("rk.spider")
 
 CLAIM_GRACE_S = 2.0
+ROBOTS_WAITS = 5
+"""Times a task waits for a robots.txt that answered 429 or 5xx before it is reported failed."""
 
 
 def worker_ids(count: int) -> list[str]:
@@ -147,10 +152,10 @@ class SpiderServer:
             await asyncio.wait({claim})
         return None if claim.cancelled() else claim.result()
 
-    async def _idle(self) -> None:
-        """Sleep the poll interval, waking at once when a stop is asked."""
+    async def _idle(self, seconds: float | None = None) -> None:
+        """Sleep ``seconds`` (the poll interval), waking at once when a stop is asked."""
         try:
-            await asyncio.wait_for(self.stopping.wait(), timeout=self.interval_s)
+            await asyncio.wait_for(self.stopping.wait(), timeout=seconds or self.interval_s)
         except TimeoutError:
             return
 
@@ -204,6 +209,27 @@ class SpiderServer:
         await self._report(worker, task, result, time.monotonic() - started, detail)
 
     async def _crawl(self, brand: BrandTarget, max_shows: int) -> CrawlStats:
+        """The crawl of ``brand``, started over after each wait for an unreadable robots.txt."""
+        waits = 0
+        while True:
+            try:
+                return await self._crawl_once(brand, max_shows)
+            except Exception as exc:
+                unreachable = robots_error(exc, RobotsUnreachable)
+                if unreachable is None or waits == ROBOTS_WAITS or self.stopping.is_set():
+                    raise
+            waits += 1
+            wait_s = unreachable.retry_in_s + 0.1
+            log.warning(
+                "[serve] %s; waiting %.0f s for it, then the brand starts over (wait %d of %d)",
+                str(unreachable).removeprefix("refused by "),
+                wait_s,
+                waits,
+                ROBOTS_WAITS,
+            )
+            await self._idle(wait_s)
+
+    async def _crawl_once(self, brand: BrandTarget, max_shows: int) -> CrawlStats:
         source = self.source
 
         async def submit(show: ShowIngest) -> None:

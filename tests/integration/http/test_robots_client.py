@@ -16,7 +16,7 @@ from rk import __version__
 from rk.core.config import SpiderSettings
 from rk.core.runtime import worker_metrics
 from rk.core.runtime.http import polite_client
-from rk.core.runtime.robots import CACHE_S, RETRY_UNREACHABLE_S, RobotsRefused
+from rk.core.runtime.robots import CACHE_S, RETRY_UNREACHABLE_S, RobotsRefused, RobotsUnreachable
 
 from .conftest import Reply, ScriptServer
 
@@ -111,14 +111,33 @@ async def test_a_5xx_robots_txt_refuses_the_host_until_a_retry_reads_it(
     site.script("/page", Reply(200, b"page"))
     clock = FakeClock()
     async with polite_client(BASE, clock=clock) as client:
-        with pytest.raises(RobotsRefused, match=f"robots.txt answered HTTP {status}"):
+        with pytest.raises(RobotsUnreachable, match=f"robots.txt answered HTTP {status}") as info:
             await client.get(site.url("/page"))
+        assert info.value.retry_in_s == RETRY_UNREACHABLE_S
         clock.t += RETRY_UNREACHABLE_S - 1
-        with pytest.raises(RobotsRefused):
+        with pytest.raises(RobotsUnreachable) as info:
             await client.get(site.url("/page"))
+        assert info.value.retry_in_s == 1
+        with pytest.raises(RobotsUnreachable):
+            await client.robots.allows(site.url("/image.jpg"))  # not known yet: not a "no"
         assert len(site.hits("/robots.txt")) == 1
         assert site.hits("/page") == []
         clock.t += 1
+        assert (await client.get(site.url("/page"))).content == b"page"
+    assert len(site.hits("/robots.txt")) == 2
+
+
+async def test_robots_retry_s_sets_how_long_an_unreadable_robots_txt_refuses(
+    site: ScriptServer,
+) -> None:
+    site.script("/robots.txt", Reply(503), Reply(200, b"User-agent: rk\nAllow: /\n"))
+    site.script("/page", Reply(200, b"page"))
+    clock = FakeClock()
+    async with polite_client(settings(robots_retry_s=5.0), clock=clock) as client:
+        with pytest.raises(RobotsUnreachable) as info:
+            await client.get(site.url("/page"))
+        assert info.value.retry_in_s == 5.0
+        clock.t += 5
         assert (await client.get(site.url("/page"))).content == b"page"
     assert len(site.hits("/robots.txt")) == 2
 

@@ -143,3 +143,29 @@ async def test_spider_serve_reports_and_counts_what_robots_txt_refused(e2e_sqlit
     assert value(found, "rk_spider_robots_refused_total", what="request") == 1
     assert value(found, "rk_spider_shows_total", outcome="refused") == 1
     assert value(found, "rk_spider_shows_total", outcome="submitted") == 2
+
+
+async def test_a_task_waits_for_a_robots_txt_answering_503_and_loses_no_show(
+    e2e_sqlite: E2E,
+) -> None:
+    """A site's passing outage that catches robots.txt: the task holds on, reads it again after
+    ``robots_retry_s``, crawls the whole brand on its first attempt; nothing else was fetched
+    while robots.txt could not be read."""
+    e2e = e2e_sqlite
+    want = await archive.expected_shows(e2e.site, BRAND)
+    e2e.site.hits.clear()
+    # The spider tries each request twice (retries: 1): two answers make one unreadable read.
+    e2e.site.route("/robots.txt", status=503, body=b"down for maintenance", times=2)
+    backend = e2e.backend()
+    _, task_id = await e2e.queue(BRAND)
+    spider = e2e.spider("spider", backend, "-w", "1", "-i", "1", spider={"robots_retry_s": 1})
+
+    row = await eventually(lambda: done_task(task_id), "the crawl done")
+    await eventually(archive.jobs_done, "every ingest job finished")
+    assert (row["attempts"], row["shows_submitted"], row["last_error"]) == (1, len(want), "")
+    await archive.check_archived(e2e.site, want, backend.media_path)
+    assert e2e.site.paths()[:3] == ["/robots.txt"] * 3
+    await spider.wait_for(
+        r"robots.txt: http://[^ ]+/robots.txt answered HTTP 503, .*; waiting 1 s for it, "
+        r"then the brand starts over \(wait 1 of 5\)"
+    )
