@@ -85,6 +85,7 @@ async def _serve(
             uploader=_uploader(settings, client, http),
             heartbeat_s=heartbeat_every(settings.queues.crawl_lease_s),
             robots=http.robots,
+            show_retry_s=settings.spider.show_retry_s,
         )
         runner = asyncio.create_task(server.run())
         server.install_signals(asyncio.get_running_loop(), runner.cancel)

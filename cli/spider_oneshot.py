@@ -276,6 +276,7 @@ async def _crawl(
                 concurrency=5,
                 progress=progress,
                 robots=http.robots,
+                show_retry_s=settings.spider.show_retry_s,
             )
         return await crawl(
             source,
@@ -286,4 +287,5 @@ async def _crawl(
             concurrency=5,
             progress=progress,
             robots=http.robots,
+            show_retry_s=settings.spider.show_retry_s,
         )

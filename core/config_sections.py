@@ -175,6 +175,9 @@ class SpiderSettings(Section):
     robots_retry_s: Annotated[float, Meta(gt=0, le=86400)] = 60.0
     """Seconds a robots.txt that answered 429 or 5xx refuses its host before it is read
     again; a crawl task waits that long for it (up to five times) rather than failing."""
+    show_retry_s: Annotated[float, Meta(ge=0, le=3600)] = 30.0
+    """Seconds before a show that failed for a passing reason (429, 5xx, no connection, after
+    ``retries``) is fetched again; twice at most in one crawl, then it counts as failed."""
     per_host_concurrency: int = 4
     """Requests in flight at once per host, counted in this spider process."""
     min_interval_s: float = 0.5

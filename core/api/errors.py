@@ -31,6 +31,16 @@ class SourceError(RkError):
     """A source could not produce a show; plugins subclass it for their parse errors."""
 
 
+class SourceUnavailable(SourceError):
+    """The site answered 429 or 5xx, or could not be reached: a passing failure, so the
+    crawler fetches the show again a little later instead of giving it up."""
+
+
+def source_error(status: int) -> type[SourceError]:
+    """The error for a site's HTTP answer ``status``: passing for 429 and 5xx."""
+    return SourceUnavailable if status == 429 or status >= 500 else SourceError
+
+
 class ShowSkipped(SourceError):
     """A show was deliberately skipped (paywalled, not street style, …); the reason is logged."""
 

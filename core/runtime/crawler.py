@@ -1,21 +1,23 @@
 """Crawl one brand, one season or one listing of posts: list → fetch → upload → hand to a sink.
 
 Shared by ``rk spider serve`` (the sink POSTs to the backend) and the one-shot commands
-(the sink may print JSON Lines instead). One show failing never stops the others.
+(the sink may print JSON Lines instead). One show failing never stops the others; a show
+that failed for a passing reason (the site answered 429 or 5xx, or could not be reached) is
+fetched again ``show_retry_s`` later, twice at most, before it counts as failed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Protocol, TypedDict, Unpack
 
 import httpx
 import msgspec
 from msgspec import Struct
 
-from rk.core.api.errors import ShowSkipped, SourceError
+from rk.core.api.errors import ShowSkipped, SourceError, SourceUnavailable
 from rk.core.api.sources import BrandTarget, SeasonSource, ShowSummary, Source
 from rk.core.api.wire import BrandRef, ShowIngest
 from rk.core.runtime import worker_metrics
@@ -24,6 +26,9 @@ from rk.core.runtime.robots import RobotsUnreachable, refused_by_robots, robots_
 from rk.core.runtime.robots_shows import RobotsCheck, without_refused
 
 log = logging.getLogger("rk.crawl")
+
+SHOW_RETRIES = 2
+"""Times a show that failed for a passing reason is fetched again within one crawl."""
 
 ShowSink = Callable[[ShowIngest], Awaitable[None]]
 BrandFor = Callable[[ShowSummary], Awaitable[BrandTarget | None]]
@@ -93,12 +98,33 @@ def _no_progress(event: str, amount: int) -> None:
 
 class CrawlHow(TypedDict, total=False):
     """How shows are crawled once listed, however they were listed (``crawl_listed``'s
-    defaults: no uploader, 5 shows at once, no progress, no robots.txt check)."""
+    defaults: no uploader, 5 shows at once, no progress, no robots.txt check, passing
+    failures fetched again after 30 s)."""
 
     uploader: ShowUploader | None
     concurrency: int
     progress: Progress
     robots: RobotsCheck | None
+    show_retry_s: float
+
+
+class _Again:
+    """A show to fetch again: it failed for a passing reason."""
+
+
+AGAIN = _Again()
+
+
+def passing(error: BaseException) -> bool:
+    """Whether ``error`` may pass: the site answered 429 or 5xx, or could not be reached."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, SourceUnavailable | httpx.TransportError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def with_brand(show: ShowIngest, brand: BrandTarget | None) -> ShowIngest:
@@ -159,6 +185,7 @@ async def crawl_listed(
     concurrency: int = 5,
     progress: Progress = _no_progress,
     robots: RobotsCheck | None = None,
+    show_retry_s: float = 30.0,
 ) -> CrawlStats:
     """Fetch, upload and sink each listed show; see ``crawl`` for what is counted."""
     stats = CrawlStats()
@@ -166,14 +193,17 @@ async def crawl_listed(
     progress("listed", len(shows))
     gate = asyncio.Semaphore(max(1, concurrency))
 
-    async def one(summary: ShowSummary) -> None:
+    async def one(summary: ShowSummary, last: bool) -> ShowSummary | None:
+        """Crawl one show; the summary back when it is to be fetched again."""
         async with gate:
-            show = await _fetch(source, summary, brand_for, stats)
+            show = await _fetch(source, summary, brand_for, stats, last)
+            if isinstance(show, _Again):
+                return summary
             if show is not None and robots is not None:
                 show = await _obey_robots(show, robots, stats)
             if show is None:
                 progress("show", 1)
-                return
+                return None
             stats.images += len(show.images())
             if uploader is not None:
                 show, counts = await uploader.upload_show(show, source.kind)
@@ -195,22 +225,46 @@ async def crawl_listed(
             if uploader is None:
                 worker_metrics.IMAGES.labels("url_only").inc(len(show.images()))
         progress("show", 1)
+        return None
 
-    jobs = [asyncio.create_task(one(summary)) for summary in shows]
-    try:
-        await asyncio.gather(*jobs)
-    finally:
-        # An error that ends the crawl (or a cancel) must not leave shows still submitting.
-        for job in jobs:
-            job.cancel()
-        await asyncio.gather(*jobs, return_exceptions=True)
+    pending = shows
+    for again in range(SHOW_RETRIES + 1):
+        if again:
+            log.warning(
+                "%d shows failed for a passing reason (HTTP 429 or 5xx, or no connection); "
+                "fetching them again in %g s (%d of %d)",
+                len(pending),
+                show_retry_s,
+                again,
+                SHOW_RETRIES,
+            )
+            await asyncio.sleep(show_retry_s)
+        last = again == SHOW_RETRIES
+        pending = [s for s in await _all([one(s, last) for s in pending]) if s is not None]
+        if not pending:
+            break
     return stats
 
 
+async def _all(
+    steps: list[Coroutine[None, None, ShowSummary | None]],
+) -> list[ShowSummary | None]:
+    """Run ``steps`` at once; an error that ends the crawl (or a cancel) cancels the rest, so
+    no show is still submitting after it."""
+    jobs = [asyncio.create_task(step) for step in steps]
+    try:
+        return await asyncio.gather(*jobs)
+    finally:
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+
+
 async def _fetch(
-    source: Source, summary: ShowSummary, brand_for: BrandFor, stats: CrawlStats
-) -> ShowIngest | None:
-    """One show, or None (counted and logged) when it is skipped or broken."""
+    source: Source, summary: ShowSummary, brand_for: BrandFor, stats: CrawlStats, last: bool
+) -> ShowIngest | _Again | None:
+    """One show, or None (counted and logged) when it is skipped or broken, or AGAIN when it
+    failed for a passing reason and this is not the ``last`` try."""
     try:
         brand = await brand_for(summary)
         return with_brand(await source.fetch_show(summary, brand), brand)
@@ -225,6 +279,9 @@ async def _fetch(
     except (SourceError, httpx.HTTPError, ValueError) as exc:
         if robots_error(exc, RobotsUnreachable):
             raise  # refused for now, not for good: the whole crawl waits (spider serve)
+        if not last and passing(exc):
+            log.info("show %s: %s; fetched again later", summary.url, str(exc).splitlines()[0])
+            return AGAIN
         if refused_by_robots(exc):
             stats.refused += 1
             worker_metrics.SHOWS.labels("refused").inc()

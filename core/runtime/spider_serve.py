@@ -73,6 +73,7 @@ class SpiderServer:
     uploader: ShowUploader | None = None
     heartbeat_s: float = 60.0
     robots: RobotsCheck | None = None
+    show_retry_s: float = 30.0
     stopping: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _source: Source | None = field(default=None, init=False, repr=False)
 
@@ -243,6 +244,7 @@ class SpiderServer:
             uploader=self.uploader,
             concurrency=self.max_concurrency,
             robots=self.robots,
+            show_retry_s=self.show_retry_s,
         )
 
     async def _heartbeat(

@@ -14,7 +14,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from rk.core.api.errors import ConfigError, SourceError
+from rk.core.api.errors import ConfigError, SourceError, SourceUnavailable, source_error
 from rk.core.api.sources import (
     BrandTarget,
     ShowSummary,
@@ -189,14 +189,13 @@ class TheImpressionSource:
         try:
             response = await self._client.get(url, follow_redirects=True)
         except httpx.HTTPError as exc:
-            raise SourceError(
-                f"theimpression: GET {url} failed: {type(exc).__name__} {exc}"
-            ) from exc
+            error = SourceUnavailable if isinstance(exc, httpx.TransportError) else SourceError
+            raise error(f"theimpression: GET {url} failed: {type(exc).__name__} {exc}") from exc
         if response.is_success or response.status_code in accept:
             return response
         retry = response.headers.get("Retry-After")
         hint = f" (Retry-After: {retry})" if retry else ""
-        raise SourceError(
+        raise source_error(response.status_code)(
             f"theimpression: GET {url} answered HTTP {response.status_code} "
             f"{response.reason_phrase}{hint}"
         )

@@ -10,7 +10,7 @@ from urllib.parse import quote, urljoin
 
 import httpx
 
-from rk.core.api.errors import ConfigError, SourceError
+from rk.core.api.errors import ConfigError, SourceError, SourceUnavailable, source_error
 from rk.core.api.sources import (
     BrandTarget,
     NoSuchSeason,
@@ -203,11 +203,12 @@ class VogueSource:
         try:
             response = await self._client.get(url, follow_redirects=True)
         except httpx.HTTPError as exc:
-            raise SourceError(f"vogue: GET {url} failed: {type(exc).__name__} {exc}") from exc
+            error = SourceUnavailable if isinstance(exc, httpx.TransportError) else SourceError
+            raise error(f"vogue: GET {url} failed: {type(exc).__name__} {exc}") from exc
         if response.is_success or (missing_ok and response.status_code == 404):
             return response
         retry = response.headers.get("Retry-After")
         hint = f" (Retry-After: {retry})" if retry else ""
-        raise SourceError(
+        raise source_error(response.status_code)(
             f"vogue: GET {url} answered HTTP {response.status_code} {response.reason_phrase}{hint}"
         )

@@ -9,7 +9,7 @@ import httpx
 import msgspec
 import pytest
 
-from rk.core.api.errors import ConfigError, ShowSkipped, SourceError
+from rk.core.api.errors import ConfigError, ShowSkipped, SourceError, SourceUnavailable
 from rk.core.api.lookups import get_source
 from rk.core.api.sources import ShowSummary
 from rk.core.api.wire import ShowIngest
@@ -188,11 +188,11 @@ async def test_post_404_and_429_are_clear_source_errors(
     )
     with pytest.raises(SourceError, match="street-style-gone/ answered HTTP 404") as err:
         await impression.fetch_show(missing, None)
-    assert not isinstance(err.value, ShowSkipped)
+    assert not isinstance(err.value, ShowSkipped | SourceUnavailable)
     slug = SLUGS[5]
     impression_site.route(f"/{slug}/", status=429, headers={"Retry-After": "30"}, times=1)
     post = ShowSummary(url=f"{impression_site.base_url}/{slug}/", key=slug)
-    with pytest.raises(SourceError, match=r"HTTP 429 Too Many Requests \(Retry-After: 30\)"):
+    with pytest.raises(SourceUnavailable, match=r"HTTP 429 Too Many Requests \(Retry-After: 30\)"):
         await impression.fetch_show(post, None)
     assert len((await impression.fetch_show(post, None)).looks) == 4
 

@@ -8,7 +8,7 @@ import httpx
 import msgspec
 import pytest
 
-from rk.core.api.errors import ConfigError, ShowSkipped, SourceError
+from rk.core.api.errors import ConfigError, ShowSkipped, SourceError, SourceUnavailable
 from rk.core.api.lookups import get_source
 from rk.core.api.sources import BrandTarget, ShowSummary
 from rk.core.api.wire import ShowIngest
@@ -83,7 +83,7 @@ async def test_designer_without_shows_has_none_and_one_without_a_page_is_an_erro
     )
     assert "/fashion-shows/designer/unlisted-label" in vogue_site.paths()
     vogue_site.route("/fashion-shows/designer/odalys-north", status=500)
-    with pytest.raises(SourceError, match="odalys-north answered HTTP 500"):
+    with pytest.raises(SourceUnavailable, match="odalys-north answered HTTP 500"):
         await vogue.list_shows(BrandTarget(name="Odalys North"), None)
 
 
@@ -158,7 +158,7 @@ async def test_a_show_that_404s_is_a_clear_source_error(
     show = summary(vogue_site, "pre-fall-2031/maison-aurele")
     with pytest.raises(SourceError, match=r"pre-fall-2031/maison-aurele answered HTTP 404") as err:
         await source(vogue_site, client).fetch_show(show, None)
-    assert not isinstance(err.value, ShowSkipped)
+    assert not isinstance(err.value, ShowSkipped | SourceUnavailable)
 
 
 async def test_429_surfaces_with_retry_after_on_a_plain_client_and_is_not_sticky(
@@ -167,7 +167,7 @@ async def test_429_surfaces_with_retry_after_on_a_plain_client_and_is_not_sticky
     key = "spring-2031-menswear/kestrel-vine"
     vogue_site.route(f"/fashion-shows/{key}", status=429, headers={"Retry-After": "7"}, times=1)
     vogue = source(vogue_site, client)
-    with pytest.raises(SourceError, match=r"HTTP 429 Too Many Requests \(Retry-After: 7\)"):
+    with pytest.raises(SourceUnavailable, match=r"HTTP 429 Too Many Requests \(Retry-After: 7\)"):
         await vogue.fetch_show(summary(vogue_site, key), None)
     assert len((await vogue.fetch_show(summary(vogue_site, key), None)).looks) == 6
 
@@ -220,7 +220,7 @@ async def test_bad_options_and_missing_brand_are_one_line_errors(
 async def test_unreachable_site_is_a_source_error(client: httpx.AsyncClient) -> None:
     base = f"http://127.0.0.1:{free_port()}"
     vogue = VogueSource(client, {"base_url": base})
-    with pytest.raises(SourceError, match="failed: ConnectError"):
+    with pytest.raises(SourceUnavailable, match="failed: ConnectError"):
         await vogue.fetch_show(ShowSummary(url=f"{base}/fashion-shows/a/b"), None)
 
 

@@ -186,6 +186,7 @@ def spider_config(
             "per_host_concurrency": 8,
             "retries": 1,
             "backoff_base_s": 0.05,
+            "show_retry_s": 0.2,
             "timeout_s": 10,
         },
         "sources": {"vogue": {"base_url": site_url}},

@@ -60,3 +60,53 @@ async def test_a_fatal_sink_error_ends_the_crawl_and_nothing_else_is_submitted(
             raise AssertionError("the crawl went on after a fatal sink error")
         await asyncio.sleep(0.5)
     assert len(calls) == 1
+
+
+SHOW_PAGE = "/fashion-shows/copenhagen-fall-2031/kestrel-vine"
+
+
+async def test_a_show_page_answering_503_is_fetched_again_and_not_lost(site: PhotoSite) -> None:
+    """A passing outage of one show page: the show is fetched again after ``show_retry_s``
+    (twice at most) and arrives; nothing is counted failed."""
+    site.route(SHOW_PAGE, status=503, body=b"busy", times=2)
+    sent: list[str] = []
+
+    async def sink(show: ShowIngest) -> None:
+        sent.append(show.show_key)
+
+    async with polite_client(SPIDER) as http:
+        vogue = VogueSource(http, {"base_url": site.base_url})
+        stats = await crawl(vogue, BRAND, None, sink, show_retry_s=0.05)
+    assert (stats.listed, stats.shows, stats.failed, stats.errors) == (3, 3, 0, [])
+    assert "copenhagen-fall-2031/kestrel-vine" in sent
+    assert [path for path in site.paths() if path == SHOW_PAGE] == [SHOW_PAGE] * 3
+
+
+async def test_a_show_page_that_stays_down_fails_after_two_more_tries(site: PhotoSite) -> None:
+    site.route(SHOW_PAGE, status=503, body=b"busy")
+    sent: list[str] = []
+
+    async def sink(show: ShowIngest) -> None:
+        sent.append(show.show_key)
+
+    async with polite_client(SPIDER) as http:
+        vogue = VogueSource(http, {"base_url": site.base_url})
+        stats = await crawl(vogue, BRAND, None, sink, show_retry_s=0.05)
+    assert (stats.listed, stats.shows, stats.failed) == (3, 2, 1)
+    assert len(stats.errors) == 1
+    assert "answered HTTP 503" in stats.errors[0]
+    assert [path for path in site.paths() if path == SHOW_PAGE] == [SHOW_PAGE] * 3
+
+
+async def test_a_show_page_answering_404_fails_at_once(site: PhotoSite) -> None:
+    """A 404 will not pass: no second try."""
+    site.route(SHOW_PAGE, status=404, body=b"gone")
+
+    async def sink(show: ShowIngest) -> None:
+        return None
+
+    async with polite_client(SPIDER) as http:
+        vogue = VogueSource(http, {"base_url": site.base_url})
+        stats = await crawl(vogue, BRAND, None, sink, show_retry_s=0.05)
+    assert (stats.shows, stats.failed) == (2, 1)
+    assert [path for path in site.paths() if path == SHOW_PAGE] == [SHOW_PAGE]
