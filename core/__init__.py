@@ -6,7 +6,7 @@ Plugin authors import from here: ``from rk.core import hookimpl``.
 from __future__ import annotations
 
 from rk.core.api.embedders import Embedder, EmbedResult
-from rk.core.api.errors import RkError, ShowSkipped, SourceError
+from rk.core.api.errors import RkError, ShowSkipped, SourceError, SourceUnavailable, source_error
 from rk.core.api.hookspecs import hookimpl, hookspec
 from rk.core.api.sources import BrandTarget, ShowSummary, Source
 from rk.core.api.storage import ObjectInfo, Storage, StorageContext
@@ -26,8 +26,10 @@ __all__ = [
     "ShowSummary",
     "Source",
     "SourceError",
+    "SourceUnavailable",
     "Storage",
     "StorageContext",
     "hookimpl",
     "hookspec",
+    "source_error",
 ]
