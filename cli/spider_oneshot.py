@@ -141,6 +141,7 @@ async def _run(
     from rk.core.runtime.client import BackendClient, require_ingest
     from rk.core.runtime.host_budget import fleet_budget
     from rk.core.runtime.http import polite_client
+    from rk.core.runtime.robots import RobotsUnreachable
 
     needs_backend = not debug or brand_id is not None
     try:
@@ -158,6 +159,9 @@ async def _run(
         except SourceError as exc:
             hint = unreachable_hint(exc, f"sources.{cls.name}.base_url")
             typer.echo(f"error: {exc}{hint}", err=True)
+            return 1
+        except RobotsUnreachable as exc:
+            typer.echo(f"error: {exc}; try again in {exc.retry_in_s:.0f} s", err=True)
             return 1
         except RkError as exc:
             fail(str(exc))

@@ -13,10 +13,12 @@ import msgspec
 import pytest
 
 from rk import __version__
+from rk.core.api.wire import ImageRef, Look, ShowIngest
 from rk.core.config import SpiderSettings
 from rk.core.runtime import worker_metrics
 from rk.core.runtime.http import polite_client
 from rk.core.runtime.robots import CACHE_S, RETRY_UNREACHABLE_S, RobotsRefused, RobotsUnreachable
+from rk.core.runtime.robots_shows import without_refused
 
 from .conftest import Reply, ScriptServer
 
@@ -235,3 +237,22 @@ async def test_the_user_agent_names_rk_and_the_contact(site: ScriptServer) -> No
     agent = f"rk/{__version__} (+{contact})"
     assert site.hits("/robots.txt")[0].headers["User-Agent"] == agent
     assert site.hits("/page")[0].headers["User-Agent"] == agent
+
+
+async def test_an_image_behind_an_unreadable_robots_txt_is_not_left_out(
+    site: ScriptServer,
+) -> None:
+    """Images on a host whose robots.txt answers 503 are not "refused" and dropped from
+    their show: the check raises, so the crawl waits for an answer instead."""
+    site.script("/robots.txt", Reply(503))
+    show = ShowIngest(
+        source="vogue",
+        kind="runway",
+        show_key="fall-2031-ready-to-wear/kestrel-vine",
+        title="Fall 2031 Ready-to-Wear",
+        looks=[Look(number=1, image=ImageRef(url=site.url("/1.jpg")))],
+    )
+    async with polite_client(BASE) as client:
+        with pytest.raises(RobotsUnreachable, match="robots.txt answered HTTP 503"):
+            await without_refused(show, client.robots)
+    assert site.hits("/1.jpg") == []

@@ -134,6 +134,31 @@ def test_theimpression_newest_posts_as_json_lines(tmp_path: Path) -> None:
     assert all(show.source == "theimpression" and show.brand is None for show in got)
 
 
+def test_an_image_host_whose_robots_txt_answers_503_stops_the_crawl_with_one_line(
+    tmp_path: Path,
+) -> None:
+    """The CDN's robots.txt cannot be read: its images are not dropped as refused (the show
+    printed without them); the one-shot crawl stops and says why and when to try again."""
+    with serve_site(SITES / "theimpression") as site:
+        site.route("/wp-content/uploads/*", body=TINY_JPEG, headers={"Content-Type": "image/jpeg"})
+        site.route("/robots.txt", status=503, body=b"down", times=1)  # the CDN's, read second
+        site.route("/robots.txt", body=b"User-agent: *\nAllow: /\n", times=1)  # the site's
+        cdn = site.cdn_url
+        options = {"base_url": site.base_url, "cdn_hosts": [cdn.removeprefix("http://")]}
+        config = write_config(
+            tmp_path / "config.yml", {"spider": FAST, "sources": {"theimpression": options}}
+        )
+        done = oneshot(config, "theimpression", "-n", "3", "-d")
+        robots_reads = site.paths("/robots.txt")
+    assert done.returncode == 1, done.stderr
+    assert "street-style-coachella-2031" not in done.stdout
+    assert robots_reads == ["/robots.txt"] * 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"error: refused by robots.txt: {cdn}/robots.txt answered HTTP 503, so nothing is "
+        "fetched from that host until it answers; try again in 60 s"
+    )
+
+
 def test_bad_oneshot_input_exits_2_with_one_line(site: PhotoSite, tmp_path: Path) -> None:
     config = write_config(
         tmp_path / "config.yml", {"spider": FAST, "sources": {"vogue": {"base_url": site.base_url}}}
