@@ -69,13 +69,17 @@ def psnr(
     for data in images:
         made = make(data)
         assert made is not None
-        with Image.open(io.BytesIO(made)) as a:
-            b = reference(data)
-            assert a.size == b.size, (a.size, b.size)
-            x = np.asarray(a.convert("RGB"), dtype=np.float64)
-            y = np.asarray(b.convert("RGB"), dtype=np.float64)
-        values.append(10 * math.log10(255**2 / max(float(((x - y) ** 2).mean()), 1e-12)))
+        values.append(psnr_db(made, reference(data)))
     return sum(values) / len(values), min(values)
+
+
+def psnr_db(made: bytes, reference: Image.Image) -> float:
+    """PSNR in dB of the JPEG ``made`` against ``reference`` (the same size)."""
+    with Image.open(io.BytesIO(made)) as a:
+        assert a.size == reference.size, (a.size, reference.size)
+        x = np.asarray(a.convert("RGB"), dtype=np.float64)
+        y = np.asarray(reference.convert("RGB"), dtype=np.float64)
+    return 10 * math.log10(255**2 / max(float(((x - y) ** 2).mean()), 1e-12))
 
 
 def rendition_psnr(smalls: dict[bytes, bytes]) -> tuple[float, float]:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from bench.job_queue import DEFAULT_PG
-from bench.peers import jobs, media, path, vectors
+from bench.peers import jobs, media, path, thumb_libs, vectors
 from bench.vector_data import add_server_options, server_of
 
 PAIRS = ("media", "queue", "vectors", "path")
@@ -34,6 +34,9 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each tool (≥ 3)")
     parser.add_argument("--images", type=int, help="media: photos (1,000; --quick 120)")
     parser.add_argument("--media-concurrency", type=int, default=6, help="rk media.concurrency")
+    parser.add_argument(
+        "--thumb-images", type=int, help="media: photos for the thumbnail makers (200; --quick 60)"
+    )
     parser.add_argument("--jobs", type=int, help="queue: jobs a round (20,000; --quick 2,000)")
     parser.add_argument("--workers", type=int, default=16, help="queue: workers")
     parser.add_argument("--pg-dsn", default=DEFAULT_PG, help="queue: where to make databases")
@@ -67,6 +70,9 @@ async def main() -> None:
         if "media" in chosen:
             images = args.images or (120 if args.quick else 1000)
             table = await media.run(root / "media", images, args.rounds, args.media_concurrency)
+            print(f"\n{table}\n", flush=True)
+            thumbs = args.thumb_images or (60 if args.quick else 200)
+            table = thumb_libs.run(root / "thumb-libs", thumbs, args.rounds)
             print(f"\n{table}\n", flush=True)
         if "queue" in chosen:
             count = args.jobs or (2000 if args.quick else 20_000)
