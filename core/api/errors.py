@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+E = TypeVar("E", bound=BaseException)
+
 
 class RkError(Exception):
     """Base of every error rk raises on purpose; ``str(err)`` is one line."""
@@ -47,3 +51,15 @@ class ShowSkipped(SourceError):
 
 class NoTextTower(RkError):
     """The embedding model has no text tower, so text search is unavailable."""
+
+
+def caused_by(error: BaseException, kind: type[E]) -> E | None:
+    """The ``kind`` that is ``error`` or one of its causes (sources wrap HTTP errors), if any."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None

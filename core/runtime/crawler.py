@@ -17,12 +17,12 @@ import httpx
 import msgspec
 from msgspec import Struct
 
-from rk.core.api.errors import ShowSkipped, SourceError, SourceUnavailable
+from rk.core.api.errors import ShowSkipped, SourceError, SourceUnavailable, caused_by
 from rk.core.api.sources import BrandTarget, SeasonSource, ShowSummary, Source
 from rk.core.api.wire import BrandRef, ShowIngest
 from rk.core.runtime import worker_metrics
 from rk.core.runtime.client import BackendRejected
-from rk.core.runtime.robots import RobotsUnreachable, refused_by_robots, robots_error
+from rk.core.runtime.robots import RobotsUnreachable, refused_by_robots
 from rk.core.runtime.robots_shows import RobotsCheck, without_refused
 
 log = logging.getLogger("rk.crawl")
@@ -117,14 +117,9 @@ AGAIN = _Again()
 
 def passing(error: BaseException) -> bool:
     """Whether ``error`` may pass: the site answered 429 or 5xx, or could not be reached."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, SourceUnavailable | httpx.TransportError):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
+    return any(
+        caused_by(error, kind) is not None for kind in (SourceUnavailable, httpx.TransportError)
+    )
 
 
 def with_brand(show: ShowIngest, brand: BrandTarget | None) -> ShowIngest:
@@ -277,7 +272,7 @@ async def _fetch(
         log.info("skipped %s: %s", summary.url, exc)
         worker_metrics.SHOWS.labels("skipped").inc()
     except (SourceError, httpx.HTTPError, ValueError) as exc:
-        if robots_error(exc, RobotsUnreachable):
+        if caused_by(exc, RobotsUnreachable):
             raise  # refused for now, not for good: the whole crawl waits (spider serve)
         if not last and passing(exc):
             log.info("show %s: %s; fetched again later", summary.url, str(exc).splitlines()[0])

@@ -18,11 +18,13 @@ import logging
 import math
 import string
 from collections.abc import Awaitable, Callable
-from typing import Literal, TypeVar
+from typing import Literal
 from urllib.parse import urljoin
 
 import httpx
 from msgspec import Struct
+
+from rk.core.api.errors import caused_by
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +75,6 @@ class Robots(Struct, frozen=True, kw_only=True):
 
 class RobotsRefused(httpx.RequestError):
     """robots.txt refuses this request; it was never sent."""
-
-
-E = TypeVar("E", bound=RobotsRefused)
 
 
 class RobotsUnreachable(RobotsRefused):
@@ -204,21 +203,9 @@ def refusal(url: httpx.URL, robots: Robots) -> str:
     return f"refused by robots.txt: {origin(url)}/robots.txt disallows {target(url)}"
 
 
-def robots_error(error: BaseException, kind: type[E]) -> E | None:
-    """The ``kind`` that is ``error`` or caused it (sources wrap HTTP errors), if any."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, kind):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
-
-
 def refused_by_robots(error: BaseException) -> bool:
     """Whether ``error`` is, or was caused by, a RobotsRefused."""
-    return robots_error(error, RobotsRefused) is not None
+    return caused_by(error, RobotsRefused) is not None
 
 
 async def _body(response: httpx.Response) -> str:

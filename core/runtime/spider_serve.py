@@ -20,6 +20,7 @@ from dataclasses import KW_ONLY, dataclass, field
 
 import httpx
 
+from rk.core.api.errors import caused_by
 from rk.core.api.sources import BrandTarget, Source
 from rk.core.api.wire import CrawlResult, CrawlTask, ShowIngest, printable
 from rk.core.logs import log_ids
@@ -31,7 +32,7 @@ from rk.core.runtime.client import (
     retry_backend,
 )
 from rk.core.runtime.crawler import CrawlStats, ShowUploader, crawl
-from rk.core.runtime.robots import RobotsUnreachable, robots_error
+from rk.core.runtime.robots import RobotsUnreachable
 from rk.core.runtime.robots_shows import RobotsCheck
 from rk.core.runtime.unreachable import unreachable_hint
 
@@ -216,7 +217,7 @@ class SpiderServer:
             try:
                 return await self._crawl_once(brand, max_shows)
             except Exception as exc:
-                unreachable = robots_error(exc, RobotsUnreachable)
+                unreachable = caused_by(exc, RobotsUnreachable)
                 if unreachable is None or waits == ROBOTS_WAITS or self.stopping.is_set():
                     raise
             waits += 1
