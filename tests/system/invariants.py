@@ -187,9 +187,13 @@ def _resolved(bad: Exchange, later: list[Exchange], snap: Snapshot, killed: set[
     Shows and uploads are judged by their result (the show archived, every key asked for
     stored with its object), crawl-task calls by the task ending done, a claim by a later
     answered claim of the same worker (or that worker's process being killed by a fault),
-    anything else by a later answered call of the same method and path.
+    a request for host starts by every crawl task ending done (refused, the spider paces
+    itself with its own limits and asks again only when it next needs a start: there is no
+    work to retry), anything else by a later answered call of the same method and path.
     """
     ok = [e for e in later if e.status < 300 or e.status == 409]
+    if bad.path.endswith("/hosts/tokens"):
+        return all(t["status"] == "done" for t in snap.tasks)
     if bad.path.endswith("/ingest"):
         key = json.loads(bad.text or "{}").get("show_key")
         return any(a["show_key"] == key for a in live_articles(snap))
