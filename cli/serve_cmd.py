@@ -3,7 +3,8 @@
 With no configuration it runs the embedded default (SQLite and ``file://`` media under
 the data directory) and generates the ingest secret once, printing the lines a spider's
 config.yml needs. Migrations run before the server starts, so a database problem is one
-line and exit code 2, not a traceback.
+line and exit code 2, not a traceback; a PostgreSQL server that refuses connections (not
+up yet, restarting) is waited for up to ``server.database_wait_s`` first.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import socket
 import sqlite3
+import time
 from typing import Annotated
 
 import msgspec
@@ -49,19 +52,45 @@ def _with_overrides(
     return msgspec.structs.replace(settings, server=server)
 
 
+WAIT_STEP_S = 2.0
+"""Seconds between tries while waiting for the database at start."""
+
+
+def _passing(exc: BaseException) -> bool:
+    """Whether a failure to open PostgreSQL may pass: refused, timed out, a name not yet
+    resolvable, or a server starting up or shutting down."""
+    import asyncpg
+
+    kinds = (ConnectionError, TimeoutError, socket.gaierror, asyncpg.CannotConnectNowError)
+    return isinstance(exc, kinds)
+
+
 def _migrate(settings: Settings) -> None:
     import asyncpg
 
     from rk.server.platform.db.engine import redact_dsn
     from rk.server.platform.db.migrate import migrate
 
-    try:
-        applied = asyncio.run(migrate(settings.database_url))
-    except RkError as exc:
-        fail(str(exc))
-    except (OSError, sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        detail = " ".join(str(exc).split()) or type(exc).__name__
-        fail(f"cannot open the database {redact_dsn(settings.database_url)}: {detail}")
+    dsn = redact_dsn(settings.database_url)
+    waited_until = time.monotonic() + settings.server.database_wait_s
+    while True:
+        try:
+            applied = asyncio.run(migrate(settings.database_url))
+            break
+        except RkError as exc:
+            fail(str(exc))
+        except (OSError, sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            postgres = settings.database_url.startswith(("postgres://", "postgresql://"))
+            if not (postgres and _passing(exc)) or time.monotonic() >= waited_until:
+                fail(f"cannot open the database {dsn}: {detail}")
+            log.warning(
+                "database %s unavailable (%s); trying again in %g s (server.database_wait_s)",
+                dsn,
+                detail,
+                WAIT_STEP_S,
+            )
+            time.sleep(WAIT_STEP_S)
     if applied:
         log.info("migrations applied: %s", ", ".join(applied))
 

@@ -53,6 +53,9 @@ class ServerSettings(Section):
     max_body_bytes: int = 2 * MiB
     secret: str = ""
     shutdown_grace_s: float = 20.0
+    database_wait_s: Annotated[float, Meta(ge=0, le=3600)] = 30.0
+    """Seconds ``serve-backend`` waits at start for a PostgreSQL server that refuses
+    connections (starting, restarting) before it exits with the error; 0: not at all."""
     db_pool_size: int = 0
     db_readers: int = 0
     header_timeout_s: Annotated[float, Meta(gt=0)] = 10.0

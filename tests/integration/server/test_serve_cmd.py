@@ -9,11 +9,13 @@ import signal
 import sqlite3
 import stat
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import msgspec
@@ -24,6 +26,9 @@ from tests.integration.server.helpers import INGEST, show
 from tests.integration.server.images import Answer, ImageServer, jpeg
 from tests.support.cli import RK
 from tests.support.net import free_port, wait_for_port
+from tests.support.pg import fresh_database
+from tests.system.gate import TcpGate
+from tests.system.netloop import NetLoop
 
 SCRIPT = Path(__file__).with_name("signed_post.sh")
 
@@ -212,7 +217,10 @@ def test_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:
         "serve-backend",
         "--data-dir",
         str(tmp_path / "d"),
-        env={"RK_DATABASE": "postgresql://nobody@127.0.0.1:1/none"},
+        env={
+            "RK_DATABASE": "postgresql://nobody@127.0.0.1:1/none",
+            "RK_SERVER_DATABASE_WAIT_S": "0",
+        },
         cwd=tmp_path,
     )
     assert unreachable.returncode == 2
@@ -220,3 +228,52 @@ def test_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert lines[-1].startswith(
         "error: cannot open the database postgresql://nobody@127.0.0.1:1/none"
     )
+
+
+def test_a_postgresql_that_never_comes_is_waited_for_then_one_line(tmp_path: Path) -> None:
+    from tests.support.cli import rk
+
+    began = time.monotonic()
+    unreachable = rk(
+        "serve-backend",
+        "--data-dir",
+        str(tmp_path / "d"),
+        env={
+            "RK_DATABASE": "postgresql://nobody@127.0.0.1:1/none",
+            "RK_SERVER_DATABASE_WAIT_S": "3",
+        },
+        cwd=tmp_path,
+    )
+    assert unreachable.returncode == 2
+    assert time.monotonic() - began >= 3
+    lines = unreachable.stderr.strip().splitlines()
+    assert lines[-1].startswith(
+        "error: cannot open the database postgresql://nobody@127.0.0.1:1/none"
+    )
+    waits = [line for line in lines if "unavailable" in line]
+    assert len(waits) >= 2
+    assert "trying again in 2 s (server.database_wait_s)" in waits[0]
+
+
+def test_a_postgresql_that_comes_up_late_is_waited_for(tmp_path: Path) -> None:
+    """A backend started before its database (a host booting, a restart of both): it waits
+    while the server refuses connections, then migrates and serves."""
+    with fresh_database() as dsn:
+        parts = urlsplit(dsn)
+        net = NetLoop()
+        gate = TcpGate(net, free_port(), parts.port or 5432)
+        late = urlunsplit(parts._replace(netloc=f"{parts.username}@127.0.0.1:{gate.port}"))
+        opens = threading.Timer(3.0, gate.up)
+        began = time.monotonic()
+        opens.start()
+        try:
+            with serve(tmp_path, RK_DATABASE=late, RK_SERVER_DATABASE_WAIT_S="60") as served:
+                assert time.monotonic() - began >= 3
+                assert httpx.get(served.url + "/api/shows").status_code == 200
+                output = served.output()
+        finally:
+            opens.join()
+            gate.down()
+            net.close()
+    assert "unavailable" in output
+    assert "trying again in 2 s (server.database_wait_s)" in output
