@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import sys
 from typing import Annotated
 
@@ -84,7 +85,10 @@ export_cmd.register(app)
 
 
 def run() -> None:
-    """Console-script entry: any RkError that escapes a command is one line and exit 2."""
+    """Console-script entry: any RkError that escapes a command is one line and exit 2. A
+    crash in native code (SIGSEGV, SIGABRT) prints every thread's Python stack first, so a
+    process that dies without a word still says where."""
+    faulthandler.enable()
     try:
         app()
     except RkError as exc:

@@ -277,3 +277,13 @@ def test_a_postgresql_that_comes_up_late_is_waited_for(tmp_path: Path) -> None:
             net.close()
     assert "unavailable" in output
     assert "trying again in 2 s (server.database_wait_s)" in output
+
+
+def test_a_native_crash_says_where_before_the_process_dies(tmp_path: Path) -> None:
+    """SIGABRT (what a C or Rust library's abort sends) still leaves every thread's Python
+    stack in the log: the one clue an operator gets from a process that died silently."""
+    with serve(tmp_path) as served:
+        assert served.stop(signal.SIGABRT) == -signal.SIGABRT
+        output = served.output()
+    assert "Fatal Python error: Aborted" in output
+    assert "most recent call first" in output
