@@ -27,7 +27,7 @@ import httpx
 
 from rk.core.config import SpiderSettings
 from rk.core.runtime import worker_metrics
-from rk.core.runtime.robots import Robots, RobotsGate, RobotsRefused, fetch_robots, refusal, target
+from rk.core.runtime.robots import Robots, RobotsGate, fetch_robots, target
 
 if TYPE_CHECKING:
     from rk.core.runtime.host_budget import HostBudget
@@ -181,11 +181,9 @@ class PoliteTransport(httpx.AsyncBaseTransport):
             state.interval = floor
         if not robots.allows(target(request.url)):
             worker_metrics.ROBOTS_REFUSED.labels("request").inc()
-            message = refusal(request.url, robots)
-            log.info("%s %s", request.method, message)
-            if robots.unreachable:
-                raise self.robots.unreachable(request.url, robots, request)
-            raise RobotsRefused(message, request=request)
+            error = self.robots.refused(request.url, robots, request)
+            log.info("%s %s", request.method, error)
+            raise error
 
     async def _send_once(self, request: httpx.Request, state: _Host) -> httpx.Response:
         await state.slots.acquire()

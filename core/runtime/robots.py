@@ -307,13 +307,16 @@ class RobotsGate:
             return None
         return await self.cache.get(origin(url))
 
-    def unreachable(
+    def refused(
         self, url: httpx.URL, robots: Robots, request: httpx.Request | None = None
-    ) -> RobotsUnreachable:
-        """The refusal of ``url`` by an unreadable robots.txt, with when it is read again."""
-        return RobotsUnreachable(
-            refusal(url, robots), request=request, retry_in_s=self.cache.retry_in(origin(url))
-        )
+    ) -> RobotsRefused:
+        """The error that refuses ``url``: ``RobotsUnreachable`` (with when robots.txt is read
+        again) for an unreadable robots.txt, else ``RobotsRefused``."""
+        message = refusal(url, robots)
+        if robots.unreachable:
+            retry_in_s = self.cache.retry_in(origin(url))
+            return RobotsUnreachable(message, request=request, retry_in_s=retry_in_s)
+        return RobotsRefused(message, request=request)
 
     async def allows(self, url: str) -> bool:
         """Whether robots.txt lets rk fetch ``url`` (fetching robots.txt, not ``url``).
@@ -323,5 +326,5 @@ class RobotsGate:
         parsed = httpx.URL(url)
         robots = await self.rules(parsed)
         if robots is not None and robots.unreachable:
-            raise self.unreachable(parsed, robots)
+            raise self.refused(parsed, robots)
         return robots is None or robots.allows(target(parsed))
