@@ -205,6 +205,18 @@ def test_sigterm_lets_a_job_in_flight_finish(tmp_path: Path, images: ImageServer
         assert len(served.query("SELECT id FROM images")) == 1
 
 
+NOWHERE = "postgresql://nobody@127.0.0.1:1/none"
+NO_DATABASE = f"error: cannot open the database {NOWHERE}"
+
+
+def start_without_database(tmp_path: Path, wait_s: int) -> subprocess.CompletedProcess[str]:
+    """``rk serve-backend`` on a PostgreSQL address where nothing listens, waiting ``wait_s``."""
+    from tests.support.cli import rk
+
+    env = {"RK_DATABASE": NOWHERE, "RK_SERVER_DATABASE_WAIT_S": str(wait_s)}
+    return rk("serve-backend", "--data-dir", str(tmp_path / "d"), env=env, cwd=tmp_path)
+
+
 def test_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:
     from tests.support.cli import rk
 
@@ -213,43 +225,18 @@ def test_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines() == [
         "error: --port must be between 1 and 65535, got 70000"
     ]
-    unreachable = rk(
-        "serve-backend",
-        "--data-dir",
-        str(tmp_path / "d"),
-        env={
-            "RK_DATABASE": "postgresql://nobody@127.0.0.1:1/none",
-            "RK_SERVER_DATABASE_WAIT_S": "0",
-        },
-        cwd=tmp_path,
-    )
+    unreachable = start_without_database(tmp_path, wait_s=0)
     assert unreachable.returncode == 2
-    lines = unreachable.stderr.strip().splitlines()
-    assert lines[-1].startswith(
-        "error: cannot open the database postgresql://nobody@127.0.0.1:1/none"
-    )
+    assert unreachable.stderr.strip().splitlines()[-1].startswith(NO_DATABASE)
 
 
 def test_a_postgresql_that_never_comes_is_waited_for_then_one_line(tmp_path: Path) -> None:
-    from tests.support.cli import rk
-
     began = time.monotonic()
-    unreachable = rk(
-        "serve-backend",
-        "--data-dir",
-        str(tmp_path / "d"),
-        env={
-            "RK_DATABASE": "postgresql://nobody@127.0.0.1:1/none",
-            "RK_SERVER_DATABASE_WAIT_S": "3",
-        },
-        cwd=tmp_path,
-    )
+    unreachable = start_without_database(tmp_path, wait_s=3)
     assert unreachable.returncode == 2
     assert time.monotonic() - began >= 3
     lines = unreachable.stderr.strip().splitlines()
-    assert lines[-1].startswith(
-        "error: cannot open the database postgresql://nobody@127.0.0.1:1/none"
-    )
+    assert lines[-1].startswith(NO_DATABASE)
     waits = [line for line in lines if "unavailable" in line]
     assert len(waits) >= 2
     assert "trying again in 2 s (server.database_wait_s)" in waits[0]
