@@ -72,6 +72,7 @@ def _migrate(settings: Settings) -> None:
     from rk.server.platform.db.migrate import migrate
 
     dsn = redact_dsn(settings.database_url)
+    postgres = settings.database_url.startswith(("postgres://", "postgresql://"))
     waited_until = time.monotonic() + settings.server.database_wait_s
     while True:
         try:
@@ -81,7 +82,6 @@ def _migrate(settings: Settings) -> None:
             fail(str(exc))
         except (OSError, sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             detail = " ".join(str(exc).split()) or type(exc).__name__
-            postgres = settings.database_url.startswith(("postgres://", "postgresql://"))
             if not (postgres and _passing(exc)) or time.monotonic() >= waited_until:
                 fail(f"cannot open the database {dsn}: {detail}")
             log.warning(
